@@ -1,0 +1,44 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AppConfig, ConfigModule } from './config/index.js';
+import { AccessGuard } from './platform/auth/index.js';
+import { DatabaseModule } from './platform/database/index.js';
+import { HealthModule } from './platform/health/health.module.js';
+import { QueueModule } from './platform/queue/queue.module.js';
+import { RateLimitModule } from './platform/rate-limit/index.js';
+import { RealtimeModule } from './platform/realtime/realtime.module.js';
+import { RedisModule } from './platform/redis/redis.module.js';
+import { StorageModule } from './platform/storage/storage.module.js';
+import { AdminModule } from './modules/admin/admin.module.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { AuthModule } from './modules/auth/auth.module.js';
+import { BillingModule } from './modules/billing/billing.module.js';
+import { CharactersModule } from './modules/characters/characters.module.js';
+
+export type ProcessRole = 'api' | 'worker';
+
+/** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, role: ProcessRole): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        RateLimitModule,
+        QueueModule.forRoot(role),
+        RealtimeModule.forRoot(role),
+        StorageModule,
+        HealthModule,
+        AuthModule,
+        ApiKeysModule,
+        BillingModule,
+        CharactersModule,
+        AdminModule,
+      ],
+      providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
+    };
+  }
+}

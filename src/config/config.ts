@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Raised for a bad setting; start-up prints its one line and stops. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = optional(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Secrets unset in development are generated once and kept in DATA_DIR; production must set them. */
+function secret(env: Env, name: string, production: boolean, dataDir: string, minLength: number): string {
+  const given = optional(env, name);
+  if (given !== undefined) {
+    if (given.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters`);
+    return given;
+  }
+  if (production) throw new ConfigError(`${name} is required when NODE_ENV=production`);
+  const file = join(dataDir, 'secrets.json');
+  const kept: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  if (!kept[name]) {
+    kept[name] = randomBytes(32).toString('base64url');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 });
+  }
+  return kept[name];
+}
+
+export type StorageDriver = 'local' | 's3';
+
+/** The one typed, validated configuration. Nothing else reads process.env. */
+export class AppConfig {
+  readonly nodeEnv: string;
+  readonly production: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly dbPoolSize: number;
+  readonly migrationsRun: boolean;
+  readonly redisUrl?: string;
+  readonly redisPrefix: string;
+  /** Whether this process consumes queued jobs: always without Redis; with Redis only workers do unless asked. */
+  readonly runJobsInApi: boolean;
+  readonly jwtSecret: string;
+  readonly jwtIssuer: string;
+  readonly jwtAudience: string;
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlDays: number;
+  readonly tokenEncryptionKey: string;
+  readonly appUrl: string;
+  readonly publicUrl: string;
+  readonly corsOrigins: string[];
+  readonly storageDriver: StorageDriver;
+  readonly storageDir: string;
+  readonly s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicBaseUrl?: string };
+  readonly adminEmail?: string;
+  readonly adminPassword?: string;
+  readonly rateLimitWindowSeconds: number;
+  readonly authRateLimitPerMinute: number;
+  readonly embeddingUrl?: string;
+  readonly embeddingApiKey?: string;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  readonly signupCredits: number;
+
+  constructor(env: Env = {}) {
+    this.nodeEnv = str(env, 'NODE_ENV', 'development');
+    this.production = this.nodeEnv === 'production';
+    this.host = str(env, 'HOST', '0.0.0.0');
+    this.port = int(env, 'PORT', 3000, 0, 65535);
+    this.dataDir = resolve(str(env, 'DATA_DIR', './data'));
+    this.databaseUrl = url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+    this.dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 200);
+    this.migrationsRun = bool(env, 'MIGRATIONS_RUN', true);
+    this.redisUrl = url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']);
+    this.redisPrefix = str(env, 'REDIS_PREFIX', 'ps');
+    this.runJobsInApi = this.redisUrl === undefined ? true : bool(env, 'RUN_JOBS_IN_API', false);
+    this.jwtSecret = secret(env, 'JWT_SECRET', this.production, this.dataDir, 32);
+    this.jwtIssuer = str(env, 'JWT_ISSUER', 'persona-studio');
+    this.jwtAudience = str(env, 'JWT_AUDIENCE', 'persona-studio-api');
+    this.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86400);
+    this.refreshTokenTtlDays = int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365);
+    this.tokenEncryptionKey = secret(env, 'TOKEN_ENCRYPTION_KEY', this.production, this.dataDir, 32);
+    this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
+    this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
+    this.corsOrigins = str(env, 'CORS_ORIGINS', this.appUrl).split(',').map((o) => o.trim()).filter(Boolean);
+    this.storageDriver = oneOf(env, 'STORAGE_DRIVER', 'local', ['local', 's3'] as const);
+    this.storageDir = resolve(str(env, 'STORAGE_DIR', join(this.dataDir, 'uploads')));
+    if (this.storageDriver === 's3') {
+      const need = (n: string): string => {
+        const v = optional(env, n);
+        if (!v) throw new ConfigError(`${n} is required when STORAGE_DRIVER=s3`);
+        return v;
+      };
+      this.s3 = {
+        endpoint: url(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']) ?? need('S3_ENDPOINT'),
+        bucket: need('S3_BUCKET'),
+        region: str(env, 'S3_REGION', 'us-east-1'),
+        accessKeyId: need('S3_ACCESS_KEY_ID'),
+        secretAccessKey: need('S3_SECRET_ACCESS_KEY'),
+        publicBaseUrl: url(env, 'S3_PUBLIC_BASE_URL', undefined, ['http:', 'https:']),
+      };
+    }
+    this.adminEmail = optional(env, 'ADMIN_EMAIL')?.toLowerCase();
+    this.adminPassword = optional(env, 'ADMIN_PASSWORD');
+    if ((this.adminEmail === undefined) !== (this.adminPassword === undefined)) {
+      throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+    }
+    if (this.adminPassword !== undefined && this.adminPassword.length < 8) {
+      throw new ConfigError('ADMIN_PASSWORD must be at least 8 characters');
+    }
+    this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
+    this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
+    this.embeddingUrl = url(env, 'EMBEDDING_URL', undefined, ['http:', 'https:']);
+    this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
+    this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);
+    this.signupCredits = int(env, 'SIGNUP_CREDITS', 50, 0, 1_000_000);
+  }
+
+  /** Reads the process environment; the only place that does. */
+  static fromProcessEnv(): AppConfig {
+    return new AppConfig(process.env);
+  }
+}

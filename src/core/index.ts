@@ -1,0 +1,5 @@
+export * from './ids.js';
+export * from './errors.js';
+export * from './plans.js';
+export * from './auth-context.js';
+export * from './pagination.js';

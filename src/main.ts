@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
+import helmet from 'helmet';
+import { AppModule } from './app.module.js';
+import { loadConfigOrExit } from './bootstrap.js';
+import type { AppConfig } from './config/index.js';
+import { AppExceptionFilter, requestId, strictValidationPipe } from './platform/http/index.js';
+import { accessLog, JsonLogger } from './platform/logging/index.js';
+
+export const API_PREFIX = 'api/v1';
+
+export async function createApi(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), {
+    logger: new JsonLogger(config.logLevel),
+    bodyParser: false,
+  });
+  app.set('trust proxy', 'loopback');
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(accessLog);
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
+  app.use(express.json({ limit: '1mb' }));
+  app.use(express.urlencoded({ extended: false, limit: '64kb' }));
+  app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] });
+  app.setGlobalPrefix(API_PREFIX);
+  app.useGlobalFilters(new AppExceptionFilter());
+  app.useGlobalPipes(strictValidationPipe());
+  app.useWebSocketAdapter(new WsAdapter(app));
+  app.enableShutdownHooks();
+
+  const docs = new DocumentBuilder()
+    .setTitle('Persona Studio API')
+    .setDescription('AI personas, their content, publishing and marketplace. Errors follow one body: see ErrorBody.')
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
+    .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
+    .build();
+  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, docs), { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const app = await createApi(config);
+  await app.listen(config.port, config.host);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  // Always printed, whatever the log level: tests and operators read the bound port from it.
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'api listening', port })}\n`);
+}
+
+void main();

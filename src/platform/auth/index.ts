@@ -1,0 +1,3 @@
+export * from './access.decorator.js';
+export * from './authenticators.js';
+export * from './access.guard.js';

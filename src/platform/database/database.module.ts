@@ -1,0 +1,52 @@
+import { Global, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../../config/index.js';
+import { MIGRATIONS } from '../../../migrations/index.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+
+let embedded: EmbeddedPostgres | undefined;
+
+/** Resolves the database URL, starting the embedded PostgreSQL when none is configured. */
+export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
+  if (config.databaseUrl) return config.databaseUrl;
+  embedded ??= await startEmbeddedPostgres(config.dataDir, config.dbPoolSize + 4);
+  new Logger('Database').log(`embedded PostgreSQL (PGlite) serving ${config.dataDir}/pglite`);
+  return embedded.url;
+}
+
+export async function stopEmbeddedPostgres(): Promise<void> {
+  const e = embedded;
+  embedded = undefined;
+  await e?.stop();
+}
+
+export function dataSourceOptions(config: AppConfig, url: string) {
+  return {
+    type: 'postgres' as const,
+    url,
+    migrations: MIGRATIONS,
+    migrationsRun: config.migrationsRun,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: false,
+    extra: { max: config.dbPoolSize, connectionTimeoutMillis: 10_000 },
+  };
+}
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: async (config: AppConfig) => ({
+        ...dataSourceOptions(config, await resolveDatabaseUrl(config)),
+        autoLoadEntities: true,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  async onApplicationShutdown(): Promise<void> {
+    await stopEmbeddedPostgres();
+  }
+}

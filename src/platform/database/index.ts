@@ -1,0 +1,2 @@
+export * from './database.module.js';
+export * from './transactions.js';

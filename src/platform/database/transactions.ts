@@ -1,0 +1,16 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** A unit of work. Inside it, use only this manager: PGlite runs one transaction at a time. */
+export type Tx = EntityManager;
+
+export function inTransaction<T>(ds: DataSource, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return ds.transaction(work);
+}
+
+/** True when a PostgreSQL error is a unique violation, optionally of a named constraint. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; driverError?: { code?: string; constraint?: string }; constraint?: string };
+  const code = e?.driverError?.code ?? e?.code;
+  if (code !== '23505') return false;
+  return constraint === undefined || (e.driverError?.constraint ?? e.constraint) === constraint;
+}

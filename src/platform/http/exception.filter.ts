@@ -1,0 +1,69 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../../core/index.js';
+
+const STATUS_CODE: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+/** Turns anything thrown into the contract's error body. Never a stack, never SQL. */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    const err = this.toAppError(exception, req);
+    if (err.code === 'internal_error') {
+      this.logger.error({ msg: 'unhandled error', request_id: req.id, path: req.path, err: describe(exception) });
+    }
+    if (res.headersSent) return;
+    res.status(ERROR_STATUS[err.code]).json({
+      statusCode: ERROR_STATUS[err.code],
+      code: err.code,
+      message: err.message,
+      ...(err.details !== undefined ? { details: err.details } : {}),
+      request_id: req.id,
+    });
+  }
+
+  private toAppError(exception: unknown, req: Request): AppError {
+    if (exception instanceof AppError) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = STATUS_CODE[status];
+      if (status === 404) return new AppError('not_found', `No route ${req.method} ${req.path}.`);
+      if (code) return new AppError(code, messageOf(exception));
+      return new AppError('internal_error', 'Something went wrong on our side.');
+    }
+    // body-parser and multer errors carry a status/type instead of being HttpExceptions
+    const e = exception as { status?: number; type?: string; code?: string };
+    if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') {
+      return new AppError('payload_too_large', 'The request body is too large.');
+    }
+    if (e?.type === 'entity.parse.failed') return new AppError('validation_failed', 'The body is not valid JSON.');
+    if (e?.status && e.status >= 400 && e.status < 500 && STATUS_CODE[e.status]) {
+      return new AppError(STATUS_CODE[e.status], 'The request could not be read.');
+    }
+    return new AppError('internal_error', 'Something went wrong on our side.');
+  }
+}
+
+function messageOf(e: HttpException): string {
+  const body = e.getResponse();
+  if (typeof body === 'string') return body;
+  const m = (body as { message?: unknown }).message;
+  return Array.isArray(m) ? m.join('; ') : typeof m === 'string' ? m : e.message;
+}
+
+function describe(e: unknown): Record<string, unknown> {
+  return e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : { value: String(e) };
+}

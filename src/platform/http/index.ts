@@ -1,0 +1,6 @@
+export * from './exception.filter.js';
+export * from './request-id.middleware.js';
+export * from './validation.js';
+export * from './params.js';
+export * from './dto.js';
+export * from './api-docs.js';

@@ -1,0 +1,18 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ulid } from '../../core/index.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+  }
+}
+
+/** Echoes a safe client `X-Request-Id` or makes one, on every response. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.header('x-request-id');
+  req.id = given && SAFE_ID.test(given) ? given : `req_${ulid()}`;
+  res.setHeader('X-Request-Id', req.id);
+  next();
+}

@@ -1,0 +1,10 @@
+/** Events a socket receives for its workspace (contract §7). */
+export type RealtimeEvent =
+  | { type: 'job.progress' | 'job.completed' | 'job.failed'; job: Record<string, unknown> }
+  | { type: 'content.updated'; item: Record<string, unknown> }
+  | { type: 'post.updated'; scheduled_post: Record<string, unknown> };
+
+/** Publishes an event to every socket of a workspace, on whichever instance it is connected. */
+export abstract class RealtimePublisher {
+  abstract publish(workspaceId: string, event: RealtimeEvent): Promise<void>;
+}

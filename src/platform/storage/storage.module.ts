@@ -1,0 +1,5 @@
+import { Global, Module } from '@nestjs/common';
+
+@Global()
+@Module({})
+export class StorageModule {}
