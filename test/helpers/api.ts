@@ -1,0 +1,61 @@
+import request from 'supertest';
+import type { TestServer } from './server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from './server.js';
+
+export const api = (server: TestServer) => request(server.url);
+/** Requests outside the /api/v1 prefix (docs). */
+export const root = (server: TestServer) => request(`http://127.0.0.1:${server.port}`);
+
+export interface TestUser {
+  token: string;
+  refreshToken: string;
+  user: { id: string; email: string; role: string };
+  workspace: { id: string; plan: string; credits_balance: number };
+  auth: { Authorization: string };
+}
+
+let n = 0;
+export function uniqueEmail(tag = 'user'): string {
+  n += 1;
+  return `${tag}.${process.pid}.${Date.now().toString(36)}.${n}@e2e.test`;
+}
+
+/** Registers a fresh user (Starter plan, 50 credits) and answers its tokens and workspace. */
+export async function registerUser(server: TestServer, overrides: Record<string, unknown> = {}): Promise<TestUser> {
+  const email = (overrides.email as string) ?? uniqueEmail();
+  const res = await api(server)
+    .post('/auth/register')
+    .send({ email, password: 'correct-horse-battery', accept_terms: true, accept_privacy: true, ...overrides });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const me = await api(server).get('/auth/me').set('Authorization', `Bearer ${res.body.access_token}`);
+  if (me.status !== 200) throw new Error(`me failed: ${me.status} ${JSON.stringify(me.body)}`);
+  return {
+    token: res.body.access_token,
+    refreshToken: res.body.refresh_token,
+    user: res.body.user,
+    workspace: me.body.workspace,
+    auth: { Authorization: `Bearer ${res.body.access_token}` },
+  };
+}
+
+/** Logs in as the admin account the server made from ADMIN_EMAIL/ADMIN_PASSWORD. */
+export async function loginAdmin(server: TestServer): Promise<{ Authorization: string }> {
+  const res = await api(server).post('/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+  if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { Authorization: `Bearer ${res.body.access_token}` };
+}
+
+export async function setPlan(server: TestServer, admin: { Authorization: string }, workspaceId: string, plan: string): Promise<void> {
+  const res = await api(server).patch(`/admin/workspaces/${workspaceId}`).set(admin).send({ plan });
+  if (res.status !== 200) throw new Error(`set plan failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export async function grantCredits(server: TestServer, admin: { Authorization: string }, workspaceId: string, amount: number): Promise<void> {
+  const res = await api(server).post(`/admin/workspaces/${workspaceId}/credits`).set(admin).send({ amount, reason: 'e2e grant' });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`grant failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** An id of the right shape that exists nowhere. */
+export function missingId(prefix: string): string {
+  return `${prefix}_01ARZ3NDEKTSV4RRFFQ69G5FAV`;
+}

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { E2E_MODE, PG_ADMIN_URL, REDIS_URL } from './env.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+export const ADMIN_EMAIL = 'admin@e2e.test';
+export const ADMIN_PASSWORD = 'admin-password-123';
+
+export interface Backing {
+  /** Environment shared by every process of one test file: database, Redis prefix, data dir, secrets. */
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  output: string[];
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface TestServer extends RunningProcess {
+  url: string;
+  port: number;
+  wsUrl: string;
+}
+
+let counter = 0;
+function uniqueName(): string {
+  counter += 1;
+  return `e2e_${process.pid}_${Date.now().toString(36)}_${counter}`;
+}
+
+/**
+ * A fresh, private backing store for one test file. `services`: a new database on the local
+ * PostgreSQL and a private Redis prefix. `embedded`: a new data directory (PGlite, no Redis).
+ */
+export async function createBacking(opts: { services?: boolean } = {}): Promise<Backing> {
+  const name = uniqueName();
+  const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    JWT_SECRET: `jwt-secret-${name}-0123456789abcdef0123456789`,
+    TOKEN_ENCRYPTION_KEY: `enc-key-${name}-0123456789abcdef0123456789`,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+  };
+  const services = opts.services ?? E2E_MODE === 'services';
+  if (!services) {
+    return { env, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const dbUrl = new URL(PG_ADMIN_URL);
+  dbUrl.pathname = `/${name}`;
+  env.DATABASE_URL = dbUrl.toString();
+  env.REDIS_URL = REDIS_URL;
+  env.REDIS_PREFIX = name;
+  return {
+    env,
+    async cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await c.end();
+    },
+  };
+}
+
+function launch(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 45_000): Promise<{ proc: RunningProcess; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src', script)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  let exited = false;
+  const exitedPromise = new Promise<void>((res) => child.once('exit', () => { exited = true; res(); }));
+  const proc: RunningProcess = {
+    child,
+    output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (exited) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exitedPromise;
+      clearTimeout(timer);
+    },
+  };
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${script} not ready in ${timeoutMs} ms:\n${output.join('')}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      output.push(text);
+      if (output.length > 2000) output.splice(0, output.length - 2000);
+      if (process.env.E2E_VERBOSE) process.stderr.write(text);
+      const m = output.join('').match(readyLine);
+      if (m) {
+        clearTimeout(timer);
+        res({ proc, match: m });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`${script} exited with ${code} before it was ready:\n${output.join('')}`));
+    });
+  });
+}
+
+/** Starts the API (dist/src/main.js) on a free port against `backing`. */
+export async function startServer(backing: Backing, extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const { proc, match } = await launch('main.js', { ...backing.env, PORT: '0', HOST: '127.0.0.1', ...extraEnv }, /"msg":"api listening","port":(\d+)/);
+  const port = Number(match[1]);
+  return { ...proc, port, url: `http://127.0.0.1:${port}/api/v1`, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws` };
+}
+
+/** Starts a worker process (dist/src/worker.js) against `backing`. */
+export async function startWorker(backing: Backing, extraEnv: Record<string, string> = {}): Promise<RunningProcess> {
+  const { proc } = await launch('worker.js', { ...backing.env, ...extraEnv }, /"msg":"worker ready"/);
+  return proc;
+}
+
+/** Polls `check` until it answers a truthy value or the time runs out. */
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
