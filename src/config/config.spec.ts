@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppConfig, ConfigError } from './config.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'cfg-'));
+
+describe('AppConfig', () => {
+  it('runs on embedded defaults with generated, persisted secrets', () => {
+    const dir = dataDir();
+    const a = new AppConfig({ DATA_DIR: dir });
+    expect(a.port).toBe(3000);
+    expect(a.databaseUrl).toBeUndefined();
+    expect(a.redisUrl).toBeUndefined();
+    expect(a.runJobsInApi).toBe(true);
+    expect(a.rateLimitWindowSeconds).toBe(60);
+    expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    const b = new AppConfig({ DATA_DIR: dir });
+    expect(b.jwtSecret).toBe(a.jwtSecret);
+    expect(b.tokenEncryptionKey).toBe(a.tokenEncryptionKey);
+    expect(JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')).JWT_SECRET).toBe(a.jwtSecret);
+  });
+
+  it('requires secrets in production', () => {
+    expect(() => new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(
+      new ConfigError('JWT_SECRET is required when NODE_ENV=production'),
+    );
+  });
+
+  it('names the variable of a bad value', () => {
+    const d = dataDir();
+    expect(() => new AppConfig({ DATA_DIR: d, PORT: 'eighty' })).toThrow(/PORT must be a whole number/);
+    expect(() => new AppConfig({ DATA_DIR: d, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must use postgres/);
+    expect(() => new AppConfig({ DATA_DIR: d, REDIS_URL: 'not a url' })).toThrow(/REDIS_URL must be a URL/);
+    expect(() => new AppConfig({ DATA_DIR: d, MIGRATIONS_RUN: 'maybe' })).toThrow(/MIGRATIONS_RUN must be true or false/);
+    expect(() => new AppConfig({ DATA_DIR: d, STORAGE_DRIVER: 's3' })).toThrow(/S3_ENDPOINT is required/);
+    expect(() => new AppConfig({ DATA_DIR: d, ADMIN_EMAIL: 'a@b.c' })).toThrow(/set together/);
+  });
+
+  it('leaves jobs to workers once Redis is configured', () => {
+    const c = new AppConfig({ DATA_DIR: dataDir(), REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(c.runJobsInApi).toBe(false);
+    const d = new AppConfig({ DATA_DIR: dataDir(), REDIS_URL: 'redis://127.0.0.1:6379', RUN_JOBS_IN_API: 'true' });
+    expect(d.runJobsInApi).toBe(true);
+  });
+});
