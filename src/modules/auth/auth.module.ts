@@ -1,11 +1,53 @@
 import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { AppConfig } from '../../config/index.js';
 import { SessionAuthenticator } from '../../platform/auth/index.js';
+import { BillingModule } from '../billing/index.js';
+import { AuthController } from './api/auth.controller.js';
+import { AccessTokens } from './application/access-tokens.js';
+import { AccountsFacade } from './application/accounts.facade.js';
+import { AdminAccounts } from './application/admin-accounts.js';
+import { AdminBootstrap } from './application/admin-bootstrap.js';
+import { AuthService } from './application/auth.service.js';
+import { PasswordHasher } from './application/password-hasher.js';
+import { JwtSessionAuthenticator } from './application/session-authenticator.js';
+import { SessionsService } from './application/sessions.service.js';
+import { AccountsRepository } from './infrastructure/accounts.repository.js';
+import { SessionsRepository } from './infrastructure/sessions.repository.js';
 
-class NoSessions extends SessionAuthenticator {
-  async authenticate() {
-    return null;
-  }
-}
-
-@Module({ providers: [{ provide: SessionAuthenticator, useClass: NoSessions }], exports: [SessionAuthenticator] })
+/** Users, workspaces, sessions and refresh tokens; the session authenticator the global guard uses. */
+@Module({
+  imports: [
+    BillingModule,
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwtSecret,
+        signOptions: {
+          algorithm: 'HS256',
+          issuer: config.jwtIssuer,
+          audience: config.jwtAudience,
+          expiresIn: config.accessTokenTtlSeconds,
+        },
+        // The algorithm is pinned: a token claiming `none` or an asymmetric algorithm is refused.
+        verifyOptions: { algorithms: ['HS256'], issuer: config.jwtIssuer, audience: config.jwtAudience },
+      }),
+    }),
+  ],
+  controllers: [AuthController],
+  providers: [
+    AccountsRepository,
+    SessionsRepository,
+    PasswordHasher,
+    AccessTokens,
+    SessionsService,
+    AuthService,
+    AccountsFacade,
+    AdminAccounts,
+    AdminBootstrap,
+    JwtSessionAuthenticator,
+    { provide: SessionAuthenticator, useExisting: JwtSessionAuthenticator },
+  ],
+  exports: [SessionAuthenticator, AccountsFacade],
+})
 export class AuthModule {}

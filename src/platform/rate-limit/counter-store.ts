@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 export interface CounterStore {
   /** Adds one hit to `key` and answers the count so far; the key expires with its window. */
   increment(key: string, windowSeconds: number): Promise<number>;
+  /** The count so far without adding a hit; 0 for an unknown or expired key. */
+  peek(key: string): Promise<number>;
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -21,6 +23,11 @@ export class MemoryCounterStore implements CounterStore {
     return entry.count;
   }
 
+  async peek(key: string): Promise<number> {
+    const entry = this.counts.get(key);
+    return entry && entry.expiresAt > Date.now() ? entry.count : 0;
+  }
+
   private sweep(now: number): void {
     for (const [k, v] of this.counts) if (v.expiresAt <= now) this.counts.delete(k);
   }
@@ -36,5 +43,9 @@ export class RedisCounterStore implements CounterStore {
     const full = `${this.prefix}:rl:${key}`;
     const [[, count]] = (await this.redis.multi().incr(full).expire(full, windowSeconds, 'NX').exec()) as [[unknown, number]];
     return count;
+  }
+
+  async peek(key: string): Promise<number> {
+    return Number((await this.redis.get(`${this.prefix}:rl:${key}`)) ?? 0);
   }
 }

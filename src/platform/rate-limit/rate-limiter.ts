@@ -18,6 +18,10 @@ export function fixedWindow(count: number, limit: number, windowSeconds: number,
   return { limit, remaining: Math.max(0, limit - count), resetSeconds, windowSeconds };
 }
 
+/** Failed sign-ins allowed per email in one window; past it even the right password waits. */
+export const SIGN_IN_FAILURE_LIMIT = 10;
+export const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
+
 /** Per-workspace limits by plan, and a stricter per-address/per-email limit for sign-in. */
 @Injectable()
 export class RateLimiter {
@@ -34,6 +38,28 @@ export class RateLimiter {
   /** Sign-in limits use a one-minute window regardless of the plan window. */
   async consumeAuth(key: string, res?: Response): Promise<void> {
     await this.consume(`auth:${key}`, this.config.authRateLimitPerMinute, 60, 'auth', res);
+  }
+
+  /** Refuses a sign-in for `email` once it has had too many failures in the current window. */
+  async assertSignInAllowed(email: string, res?: Response): Promise<void> {
+    const now = Date.now();
+    const failures = await this.store.peek(this.signInFailureKey(email, now));
+    if (failures >= SIGN_IN_FAILURE_LIMIT) {
+      const { resetSeconds } = fixedWindow(failures, SIGN_IN_FAILURE_LIMIT, SIGN_IN_FAILURE_WINDOW_SECONDS, now);
+      res?.setHeader('Retry-After', String(resetSeconds));
+      throw new AppError('rate_limited', 'Too many failed sign-ins for this email; try again later.', {
+        limit: SIGN_IN_FAILURE_LIMIT,
+        retry_after: resetSeconds,
+      });
+    }
+  }
+
+  async recordSignInFailure(email: string): Promise<void> {
+    await this.store.increment(this.signInFailureKey(email, Date.now()), SIGN_IN_FAILURE_WINDOW_SECONDS);
+  }
+
+  private signInFailureKey(email: string, nowMs: number): string {
+    return `signin-fail:${email.toLowerCase()}:${Math.floor(nowMs / (SIGN_IN_FAILURE_WINDOW_SECONDS * 1000))}`;
   }
 
   private async consume(key: string, limit: number, windowSeconds: number, policy: string, res?: Response): Promise<void> {

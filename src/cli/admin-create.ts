@@ -1,0 +1,46 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { loadConfigOrExit } from '../bootstrap.js';
+import { AdminAccounts } from '../modules/auth/index.js';
+import { dataSourceOptions, resolveDatabaseUrl, stopEmbeddedPostgres } from '../platform/database/index.js';
+
+const USAGE = 'usage: npm run admin:create -- --email admin@example.com --password <8 to 128 chars>\n' +
+  '       (or set ADMIN_EMAIL and ADMIN_PASSWORD)';
+
+const MESSAGES = {
+  created: 'Created the admin account:',
+  promoted: 'Promoted the existing account to admin (its password is unchanged):',
+  unchanged: 'Already an admin, nothing to do:',
+} as const;
+
+/** `npm run admin:create`: creates the admin account, or promotes an existing user, outside the API. */
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { email: { type: 'string' }, password: { type: 'string' } }, strict: true });
+  const config = loadConfigOrExit();
+  const email = values.email ?? config.adminEmail;
+  const password = values.password ?? config.adminPassword;
+  if (!email || !password) {
+    console.error(USAGE);
+    return 2;
+  }
+  // DataSource initialisation applies pending migrations when MIGRATIONS_RUN is on (the default).
+  const ds = new DataSource(dataSourceOptions(config, await resolveDatabaseUrl(config)));
+  try {
+    await ds.initialize();
+    const outcome = await AdminAccounts.standalone(ds).ensureAdmin(email, password);
+    process.stdout.write(`${MESSAGES[outcome]} ${email.trim().toLowerCase()}\n`);
+    return 0;
+  } finally {
+    if (ds.isInitialized) await ds.destroy();
+    await stopEmbeddedPostgres();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`admin:create failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, NotEquals } from 'class-validator';
+import { PLANS, type Plan } from '../../../../core/index.js';
+import { PageQueryDto, Trim } from '../../../../platform/http/index.js';
+
+export class WorkspaceSearchQuery extends PageQueryDto {
+  @ApiPropertyOptional({ description: "Text contained in the owner's email (case-insensitive)." })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(254)
+  email?: string;
+}
+
+export class SetPlanDto {
+  @ApiProperty({ enum: PLANS })
+  @IsIn(PLANS)
+  plan!: Plan;
+}
+
+export const MAX_ADJUSTMENT = 1_000_000;
+
+export class AdjustCreditsDto {
+  @ApiProperty({ description: 'Credits to add; negative to take. Never zero.', minimum: -MAX_ADJUSTMENT, maximum: MAX_ADJUSTMENT })
+  @IsInt()
+  @NotEquals(0, { message: 'amount must not be zero' })
+  @Min(-MAX_ADJUSTMENT)
+  @Max(MAX_ADJUSTMENT)
+  amount!: number;
+
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Goodwill for the outage' })
+  @Trim()
+  @IsString()
+  @Length(1, 200)
+  reason!: string;
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { pageRequest, type Page, type Plan } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { AccountsFacade, type Workspace, type WorkspaceWithOwner } from '../../auth/index.js';
+import { BillingFacade, type LedgerEntry } from '../../billing/index.js';
+
+export interface CreditAdjustment {
+  workspaceId: string;
+  amount: number;
+  reason: string;
+  adminUserId: string;
+}
+
+/** Operator actions on any workspace: search, plan changes and credit adjustments. */
+@Injectable()
+export class AdminWorkspacesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accounts: AccountsFacade,
+    private readonly billing: BillingFacade,
+  ) {}
+
+  search(email: string | undefined, page?: number, pageSize?: number): Promise<Page<WorkspaceWithOwner>> {
+    return this.accounts.findWorkspacesByOwnerEmail(email ?? '', pageRequest(page, pageSize));
+  }
+
+  setPlan(workspaceId: string, plan: Plan): Promise<Workspace> {
+    return this.accounts.setPlan(workspaceId, plan);
+  }
+
+  /** A grant (positive) or a debit (negative) that, like any debit, cannot take the balance below zero. */
+  adjustCredits(a: CreditAdjustment): Promise<{ workspace: Workspace; entry: LedgerEntry }> {
+    return inTransaction(this.ds, async (tx) => {
+      const change = { workspaceId: a.workspaceId, amount: Math.abs(a.amount), reason: a.reason, refType: 'admin', refId: a.adminUserId };
+      const { entry } = a.amount > 0 ? await this.billing.credit(tx, change) : await this.billing.debit(tx, change);
+      return { workspace: await this.accounts.getWorkspace(a.workspaceId, tx), entry };
+    });
+  }
+}

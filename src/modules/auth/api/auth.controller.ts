@@ -1,0 +1,77 @@
+import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { Caller } from '../../../core/index.js';
+import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
+import { ApiErrors } from '../../../platform/http/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
+import { AuthService } from '../application/auth.service.js';
+import type { ClientInfo } from '../application/sessions.service.js';
+import { signedInBody, userBody, workspaceBody } from './dto/account.views.js';
+import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from './dto/auth.dto.js';
+
+function clientOf(req: Request): ClientInfo {
+  return { ip: req.ip, userAgent: req.header('user-agent') };
+}
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  @Post('register')
+  @Open({ authLimit: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Create an account and its Starter workspace with the signup credits; signs in.' })
+  @ApiErrors('email_taken', 'rate_limited')
+  async register(@Body() dto: RegisterDto, @Req() req: Request) {
+    const signedIn = await this.auth.register(
+      { email: dto.email, password: dto.password, displayName: dto.display_name, locale: dto.locale },
+      clientOf(req),
+    );
+    return signedInBody(signedIn);
+  }
+
+  @Post('login')
+  @Open({ authLimit: true })
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Sign in with email and password.' })
+  @ApiErrors('invalid_credentials', 'rate_limited')
+  async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    // Per-email failure limit; checked here because a refusal carries Retry-After.
+    await this.limiter.assertSignInAllowed(dto.email, res);
+    return signedInBody(await this.auth.login(dto.email, dto.password, clientOf(req)));
+  }
+
+  @Post('refresh')
+  @Open({ authLimit: true })
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Trade a refresh token for a new token pair; a reused token ends its session.' })
+  @ApiErrors('invalid_refresh_token', 'refresh_token_reused', 'rate_limited')
+  async refresh(@Body() dto: RefreshDto) {
+    return signedInBody(await this.auth.refresh(dto.refresh_token));
+  }
+
+  @Get('me')
+  @Product()
+  @ApiOperation({ summary: 'The signed-in user and their workspace.' })
+  @ApiErrors('unauthorized', 'session_required', 'rate_limited')
+  async me(@CurrentCaller() caller: Caller) {
+    const { user, workspace } = await this.auth.me(caller.userId);
+    return { user: userBody(user), workspace: workspaceBody(workspace) };
+  }
+
+  @Post('logout')
+  @Product()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the session: its access and refresh tokens stop working at once.' })
+  @ApiErrors('unauthorized', 'session_required')
+  async logout(@CurrentCaller() caller: Caller, @Body() dto: LogoutDto): Promise<void> {
+    await this.auth.logout(caller, dto.refresh_token);
+  }
+}

@@ -1,0 +1,77 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { Equals, IsEmail, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { Trim } from '../../../../platform/http/index.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/password-policy.js';
+
+/** Emails arrive trimmed and lower case, so look-ups and the unique index agree. */
+function NormalizedEmail(): PropertyDecorator {
+  return Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
+}
+
+export class RegisterDto {
+  @ApiProperty({ example: 'ada@example.com', maxLength: 254 })
+  @NormalizedEmail()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email!: string;
+
+  @ApiProperty({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @IsString()
+  @Length(PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH)
+  password!: string;
+
+  @ApiProperty({ enum: [true] })
+  @Equals(true, { message: 'accept_terms must be true' })
+  accept_terms!: boolean;
+
+  @ApiProperty({ enum: [true] })
+  @Equals(true, { message: 'accept_privacy must be true' })
+  accept_privacy!: boolean;
+
+  @ApiPropertyOptional({ maxLength: 80, description: "Defaults to the email's local part." })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(80)
+  display_name?: string;
+
+  @ApiPropertyOptional({ maxLength: 10, example: 'en' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @Length(2, 10)
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'locale must be a language tag such as en or pt-BR' })
+  locale?: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @NormalizedEmail()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password!: string;
+}
+
+export class RefreshDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 512)
+  refresh_token!: string;
+}
+
+export class LogoutDto {
+  @ApiPropertyOptional({ description: 'Also ends the session of this refresh token, when it is yours.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 512)
+  refresh_token?: string;
+}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { newId } from '../../../core/index.js';
+import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { normalizeEmail, passwordProblem } from '../domain/password-policy.js';
+import { AccountsRepository } from '../infrastructure/accounts.repository.js';
+import { PasswordHasher } from './password-hasher.js';
+
+export type AdminOutcome = 'created' | 'promoted' | 'unchanged';
+
+/**
+ * Makes the operator's admin account: from ADMIN_EMAIL/ADMIN_PASSWORD at start-up or from the CLI.
+ * Nobody becomes admin through the API. Built without Nest too, so the CLI can use it on a bare DataSource.
+ */
+@Injectable()
+export class AdminAccounts {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accounts: AccountsRepository,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  static standalone(ds: DataSource): AdminAccounts {
+    return new AdminAccounts(ds, new AccountsRepository(ds), new PasswordHasher());
+  }
+
+  /** Creates the admin with a workspace of its own on the agency plan, or promotes the existing user (password kept). */
+  async ensureAdmin(emailInput: string, password: string): Promise<AdminOutcome> {
+    const problem = passwordProblem(password);
+    if (problem) throw new Error(problem);
+    const email = normalizeEmail(emailInput);
+    const existing = await this.promote(email);
+    if (existing) return existing;
+    const passwordHash = await this.hasher.hash(password);
+    try {
+      await inTransaction(this.ds, async (tx) => {
+        const workspaceId = newId('ws');
+        await this.accounts.insertWorkspace(tx, { id: workspaceId, name: 'Administration', plan: 'agency' });
+        await this.accounts.insertUser(tx, { id: newId('user'), workspaceId, email, passwordHash, displayName: 'Admin', role: 'admin' });
+      });
+      return 'created';
+    } catch (err) {
+      // Another instance starting at the same moment made it first.
+      if (isUniqueViolation(err, 'users_email_lower_uq')) return (await this.promote(email)) ?? 'unchanged';
+      throw err;
+    }
+  }
+
+  private async promote(email: string): Promise<AdminOutcome | null> {
+    const user = await this.accounts.findCredentialsByEmail(email);
+    if (!user) return null;
+    if (user.role === 'admin') return 'unchanged';
+    await this.accounts.setRole(this.ds.manager, user.id, 'admin');
+    return 'promoted';
+  }
+}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
+import { AppError, newId, type Caller } from '../../../core/index.js';
+import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
+import { BillingFacade } from '../../billing/index.js';
+import { workspaceNameFor, type User, type Workspace } from '../domain/accounts.js';
+import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
+import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
+import { AccountsRepository } from '../infrastructure/accounts.repository.js';
+import { SessionsRepository } from '../infrastructure/sessions.repository.js';
+import { PasswordHasher } from './password-hasher.js';
+import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
+
+export interface Registration {
+  email: string;
+  password: string;
+  displayName?: string;
+  locale?: string;
+}
+
+export interface SignedIn extends TokenPair {
+  user: User;
+}
+
+const invalidCredentials = () => new AppError('invalid_credentials', 'The email or password is not correct.');
+const invalidRefreshToken = () => new AppError('invalid_refresh_token', 'The refresh token is invalid, expired or revoked.');
+
+/** Sign-up, sign-in, token refresh and sign-out. */
+@Injectable()
+export class AuthService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accounts: AccountsRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly sessionTokens: SessionsService,
+    private readonly hasher: PasswordHasher,
+    private readonly billing: BillingFacade,
+    private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Workspace, user, signup grant and first session commit together; a taken email (any case) is 409. */
+  async register(input: Registration, client: ClientInfo): Promise<SignedIn> {
+    const email = normalizeEmail(input.email);
+    const displayName = input.displayName || defaultDisplayName(email);
+    const passwordHash = await this.hasher.hash(input.password); // slow on purpose: before the transaction
+    try {
+      return await inTransaction(this.ds, async (tx) => {
+        const workspaceId = newId('ws');
+        await this.accounts.insertWorkspace(tx, { id: workspaceId, name: workspaceNameFor(displayName), plan: 'starter' });
+        const user = await this.accounts.insertUser(tx, {
+          id: newId('user'),
+          workspaceId,
+          email,
+          passwordHash,
+          displayName,
+          role: 'user',
+          locale: input.locale,
+        });
+        if (this.config.signupCredits > 0) {
+          await this.billing.credit(tx, { workspaceId, amount: this.config.signupCredits, reason: 'signup_grant', refType: 'user', refId: user.id });
+        }
+        return { user, ...(await this.sessionTokens.start(tx, user.id, client)) };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email_lower_uq')) {
+        throw new AppError('email_taken', 'An account with this email already exists.');
+      }
+      throw err;
+    }
+  }
+
+  /** Unknown email and wrong password answer alike, in body and in time; failures count per email. */
+  async login(emailInput: string, password: string, client: ClientInfo): Promise<SignedIn> {
+    const email = normalizeEmail(emailInput);
+    const found = await this.accounts.findCredentialsByEmail(email);
+    const ok = found ? await this.hasher.verify(found.passwordHash, password) : await this.hasher.verifyUnknownUser(password);
+    if (!found || !ok || found.status !== 'active') {
+      await this.limiter.recordSignInFailure(email);
+      throw invalidCredentials();
+    }
+    const { passwordHash: _hash, ...user } = found;
+    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, user.id, client));
+    return { user, ...tokens };
+  }
+
+  /** Rotates a refresh token within its session; a spent token presented again ends the whole session. */
+  async refresh(refreshToken: string): Promise<SignedIn> {
+    const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
+    const decision = decideRefresh(stored, new Date());
+    if (decision === 'invalid' || !stored) throw invalidRefreshToken();
+    const tokens =
+      decision === 'rotate'
+        ? await inTransaction(this.ds, async (tx) =>
+            (await this.sessions.markRotated(tx, stored.id)) ? this.sessionTokens.continue(tx, stored.userId, stored.sessionId) : null,
+          )
+        : null;
+    if (!tokens) {
+      await this.sessions.revokeSession(stored.sessionId, 'refresh_token_reused');
+      throw new AppError('refresh_token_reused', 'This refresh token was already used; the session has been ended.');
+    }
+    const account = await this.accounts.findUserWithWorkspace(stored.userId);
+    if (!account) throw invalidRefreshToken();
+    return { user: account.user, ...tokens };
+  }
+
+  /** Ends the caller's session, and the session of `refreshToken` too when it is the caller's own. */
+  async logout(caller: Caller, refreshToken?: string): Promise<void> {
+    if (caller.sessionId) await this.sessions.revokeSession(caller.sessionId, 'logout');
+    if (refreshToken) {
+      const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
+      if (stored) await this.sessions.revokeSession(stored.sessionId, 'logout', caller.userId);
+    }
+  }
+
+  async me(userId: string): Promise<{ user: User; workspace: Workspace }> {
+    const account = await this.accounts.findUserWithWorkspace(userId);
+    if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
+    return account;
+  }
+}

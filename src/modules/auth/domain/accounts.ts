@@ -1,0 +1,32 @@
+import type { Plan, Role } from '../../../core/index.js';
+
+export type UserStatus = 'active' | 'disabled';
+
+export interface User {
+  id: string;
+  workspaceId: string;
+  email: string;
+  displayName: string;
+  status: UserStatus;
+  role: Role;
+  locale: string;
+  onboardingStep: string;
+  createdAt: Date;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: Plan;
+  creditsBalance: number;
+  createdAt: Date;
+}
+
+/** A workspace as the admin search shows it: with the email of its first user. */
+export interface WorkspaceWithOwner extends Workspace {
+  ownerEmail: string | null;
+}
+
+export function workspaceNameFor(displayName: string): string {
+  return `${displayName}'s workspace`;
+}

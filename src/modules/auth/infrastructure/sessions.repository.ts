@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Plan, Role } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import type { RefreshTokenState } from '../domain/refresh-token.js';
+
+/** The facts an access token's session resolves to on every request. */
+export interface SessionPrincipal {
+  userId: string;
+  workspaceId: string;
+  role: Role;
+  plan: Plan;
+}
+
+export interface StoredRefreshToken extends RefreshTokenState {
+  id: string;
+  sessionId: string;
+  userId: string;
+}
+
+/** Sessions (one per sign-in) and their refresh-token family. */
+@Injectable()
+export class SessionsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async createSession(tx: Tx, s: { id: string; userId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {
+    await tx.query('INSERT INTO sessions (id, user_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5)', [
+      s.id,
+      s.userId,
+      s.expiresAt,
+      s.userAgent ?? null,
+      s.ip ?? null,
+    ]);
+  }
+
+  async insertRefreshToken(tx: Tx, t: { id: string; sessionId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
+    await tx.query('INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)', [
+      t.id,
+      t.sessionId,
+      t.tokenHash,
+      t.expiresAt,
+    ]);
+  }
+
+  /** The hot path of every product request: one indexed query over session, user and workspace. */
+  async findLivePrincipal(sessionId: string, userId: string): Promise<SessionPrincipal | null> {
+    const rows: Array<{ workspace_id: string; role: Role; plan: Plan }> = await this.ds.query(
+      `SELECT u.workspace_id, u.role, w.plan
+       FROM sessions s
+       JOIN users u ON u.id = s.user_id
+       JOIN workspaces w ON w.id = u.workspace_id
+       WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
+      [sessionId, userId],
+    );
+    const r = rows[0];
+    return r ? { userId, workspaceId: r.workspace_id, role: r.role, plan: r.plan } : null;
+  }
+
+  async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {
+    const rows: Array<{
+      id: string;
+      session_id: string;
+      user_id: string;
+      expires_at: Date;
+      rotated_at: Date | null;
+      session_revoked_at: Date | null;
+      session_expires_at: Date;
+      user_active: boolean;
+    }> = await this.ds.query(
+      `SELECT t.id, t.session_id, s.user_id, t.expires_at, t.rotated_at,
+              s.revoked_at AS session_revoked_at, s.expires_at AS session_expires_at,
+              u.status = 'active' AS user_active
+       FROM refresh_tokens t
+       JOIN sessions s ON s.id = t.session_id
+       JOIN users u ON u.id = s.user_id
+       WHERE t.token_hash = $1`,
+      [tokenHash],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      id: r.id,
+      sessionId: r.session_id,
+      userId: r.user_id,
+      tokenExpiresAt: r.expires_at,
+      rotatedAt: r.rotated_at,
+      sessionRevokedAt: r.session_revoked_at,
+      sessionExpiresAt: r.session_expires_at,
+      userActive: r.user_active,
+    };
+  }
+
+  /**
+   * Marks a token rotated only if nobody did so first and its session is still live; false means
+   * a concurrent refresh (or a revocation) won, so the caller is presenting a spent token.
+   */
+  async markRotated(tx: Tx, tokenId: string): Promise<boolean> {
+    // The postgres driver answers an UPDATE with [rows, rowCount].
+    const [, count]: [unknown[], number] = await tx.query(
+      `UPDATE refresh_tokens t SET rotated_at = now()
+       FROM sessions s
+       WHERE t.id = $1 AND t.rotated_at IS NULL AND s.id = t.session_id AND s.revoked_at IS NULL`,
+      [tokenId],
+    );
+    return count === 1;
+  }
+
+  async extendSession(tx: Tx, sessionId: string, expiresAt: Date): Promise<void> {
+    await tx.query('UPDATE sessions SET expires_at = $2 WHERE id = $1', [sessionId, expiresAt]);
+  }
+
+  /** Ends a session: its access tokens and its whole refresh-token family stop working at once. */
+  async revokeSession(sessionId: string, reason: string, userId?: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2
+       WHERE id = $1 AND revoked_at IS NULL AND ($3::text IS NULL OR user_id = $3)`,
+      [sessionId, reason, userId ?? null],
+    );
+  }
+}
