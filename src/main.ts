@@ -9,6 +9,7 @@ import helmet from 'helmet';
 import { AppModule } from './app.module.js';
 import { loadConfigOrExit } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
+import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import { AppExceptionFilter, requestId, strictValidationPipe } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 
@@ -19,6 +20,8 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
     logger: new JsonLogger(config.logLevel),
     bodyParser: false,
   });
+  // Deny by default: refuse to start if any route lacks an access declaration.
+  assertEveryRouteDeclared(app);
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   app.use(requestId);

@@ -1,0 +1,72 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError, isId, type Caller } from '../../../core/index.js';
+import { hashApiKey } from '../domain/api-key-secret.js';
+import type { ApiKeyEntity } from '../infrastructure/api-key.entity.js';
+import type { ApiKeysRepository } from '../infrastructure/api-keys.repository.js';
+import { ApiKeysService } from './api-keys.service.js';
+
+class FakeKeys {
+  rows: ApiKeyEntity[] = [];
+  async insert(row: ApiKeyEntity) {
+    this.rows.push({ ...row });
+  }
+  async listLive(workspaceId: string) {
+    return this.rows.filter((r) => r.workspaceId === workspaceId && !r.revokedAt).reverse();
+  }
+  async revoke(workspaceId: string, id: string, at: Date) {
+    const row = this.rows.find((r) => r.id === id && r.workspaceId === workspaceId && !r.revokedAt);
+    if (row) row.revokedAt = at;
+    return row !== undefined;
+  }
+}
+
+const caller: Caller = { kind: 'session', userId: 'user_1', workspaceId: 'ws_1', role: 'user', plan: 'agency', scopes: [] };
+
+function setup() {
+  const keys = new FakeKeys();
+  return { keys, service: new ApiKeysService(keys as unknown as ApiKeysRepository) };
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (err) {
+    return err instanceof AppError ? err.code : 'not an AppError';
+  }
+}
+
+describe('ApiKeysService', () => {
+  it('stores only the hash and answers the secret once', async () => {
+    const { keys, service } = setup();
+    const issued = await service.create(caller, { name: 'CRM', scopes: ['credits:read'] });
+    expect(isId('key', issued.apiKey.id)).toBe(true);
+    expect(issued.secret.startsWith(issued.apiKey.prefix)).toBe(true);
+    const [row] = keys.rows;
+    expect(row.keyHash).toBe(hashApiKey(issued.secret));
+    expect(JSON.stringify(row)).not.toContain(issued.secret);
+    expect(row).toMatchObject({ workspaceId: 'ws_1', userId: 'user_1', scopes: ['credits:read'], expiresAt: null });
+    const [listed] = await service.list('ws_1');
+    expect(JSON.stringify(listed)).not.toContain(issued.secret);
+    expect(listed).not.toHaveProperty('keyHash');
+  });
+
+  it('refuses bad input even when called without the DTO', async () => {
+    const { keys, service } = setup();
+    expect(await codeOf(service.create(caller, { name: ' ', scopes: ['credits:read'] }))).toBe('validation_failed');
+    expect(await codeOf(service.create(caller, { name: 'x', scopes: [] }))).toBe('validation_failed');
+    const past = new Date(Date.now() - 1000);
+    expect(await codeOf(service.create(caller, { name: 'x', scopes: ['credits:read'], expiresAt: past }))).toBe('validation_failed');
+    expect(keys.rows).toHaveLength(0);
+  });
+
+  it('revokes a key of the workspace and answers 404 for another workspace or a second revoke', async () => {
+    const { service } = setup();
+    const issued = await service.create(caller, { name: 'CRM', scopes: ['credits:read'] });
+    expect(await codeOf(service.revoke('ws_other', issued.apiKey.id))).toBe('not_found');
+    expect(await service.list('ws_1')).toHaveLength(1);
+    await service.revoke('ws_1', issued.apiKey.id);
+    expect(await service.list('ws_1')).toHaveLength(0);
+    expect(await codeOf(service.revoke('ws_1', issued.apiKey.id))).toBe('not_found');
+  });
+});

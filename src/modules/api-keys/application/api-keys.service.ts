@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, newId, type Caller, type Scope } from '../../../core/index.js';
+import { issueApiKeySecret } from '../domain/api-key-secret.js';
+import { expiryProblem, scopeListProblem } from '../domain/api-key-rules.js';
+import { ApiKeyEntity } from '../infrastructure/api-key.entity.js';
+import { ApiKeysRepository } from '../infrastructure/api-keys.repository.js';
+import type { ApiKeyView, IssuedApiKey, NewApiKey } from './api-key.view.js';
+
+/** Issuing, listing and revoking a workspace's API keys. The plan check lives on the route. */
+@Injectable()
+export class ApiKeysService {
+  constructor(private readonly keys: ApiKeysRepository) {}
+
+  async create(caller: Caller, input: NewApiKey): Promise<IssuedApiKey> {
+    const now = new Date();
+    assertValid(input, now);
+    const issued = issueApiKeySecret();
+    const row = Object.assign(new ApiKeyEntity(), {
+      id: newId('key'),
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      name: input.name,
+      prefix: issued.prefix,
+      keyHash: issued.hash,
+      scopes: [...input.scopes],
+      createdAt: now,
+      lastUsedAt: null,
+      expiresAt: input.expiresAt ?? null,
+      revokedAt: null,
+    });
+    await this.keys.insert(row);
+    return { apiKey: toView(row), secret: issued.secret };
+  }
+
+  async list(workspaceId: string): Promise<ApiKeyView[]> {
+    const rows = await this.keys.listLive(workspaceId);
+    return rows.map(toView);
+  }
+
+  /** Revocation is immediate: authentication reads the row on every request, nothing is cached. */
+  async revoke(workspaceId: string, id: string): Promise<void> {
+    const revoked = await this.keys.revoke(workspaceId, id, new Date());
+    if (!revoked) throw AppError.notFound('API key');
+  }
+}
+
+/** The DTO already checks these; repeated here so the service is safe whoever calls it. */
+function assertValid(input: NewApiKey, now: Date): void {
+  const problems: Array<{ field: string; message: string }> = [];
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 80) problems.push({ field: 'name', message: 'name must be 1 to 80 characters' });
+  const scopes = scopeListProblem(input.scopes);
+  if (scopes) problems.push({ field: 'scopes', message: scopes });
+  const expiry = input.expiresAt === undefined ? null : expiryProblem(input.expiresAt.toISOString(), now);
+  if (expiry) problems.push({ field: 'expires_at', message: expiry });
+  if (problems.length > 0) throw new AppError('validation_failed', problems[0].message, problems);
+}
+
+function toView(row: ApiKeyEntity): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes as Scope[],
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    expiresAt: row.expiresAt,
+  };
+}
