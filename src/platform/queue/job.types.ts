@@ -3,6 +3,12 @@ import type { Tx } from '../database/index.js';
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** Why a job failed, as the API and the socket show it: a code and a readable message, never a stack. */
+export interface JobFailure {
+  code: string;
+  message: string;
+}
+
 /** The job row: the truth the API and the socket report (contract §6). */
 export interface JobRecord {
   id: string;
@@ -14,7 +20,7 @@ export interface JobRecord {
   contentId: string | null;
   payload: Record<string, unknown>;
   result: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
+  error: JobFailure | null;
   attempts: number;
   createdAt: Date;
   startedAt: Date | null;
@@ -29,14 +35,27 @@ export interface NewJob {
   payload?: Record<string, unknown>;
 }
 
-/** What a handler gets: its job, and a way to report progress (0-100), streamed as `job.progress`. */
+/**
+ * What a handler gets: its job (as claimed, `status: 'running'`), and a way to report progress
+ * (0-100, never backwards), streamed as `job.progress`. Call `progress` outside your own
+ * transactions: it writes the job row on its own connection (PGlite runs one transaction at a time).
+ */
 export interface JobContext {
   job: JobRecord;
   progress(percent: number): Promise<void>;
 }
 
-/** A handler answers the job's result, or throws to fail it. It must be idempotent. */
+/**
+ * A handler answers the job's result, or throws to fail it (an `AppError` keeps its code, anything
+ * else fails as `job_failed`). It must be idempotent: a re-delivered job runs it again.
+ */
 export type JobHandlerFn = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
+
+/**
+ * Runs in the same transaction that marks the job failed (`job.error` is set), so compensation such
+ * as a credit refund commits together with the failure or not at all. Must be idempotent too.
+ */
+export type JobFailureHookFn = (tx: Tx, job: JobRecord) => Promise<void>;
 
 /**
  * The job port. A job is a row first (`create`, inside the caller's transaction) and a queue
@@ -44,6 +63,7 @@ export type JobHandlerFn = (ctx: JobContext) => Promise<Record<string, unknown> 
  */
 export abstract class Jobs {
   abstract create(tx: Tx, job: NewJob): Promise<JobRecord>;
+  /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;
   abstract get(workspaceId: string, id: string): Promise<JobRecord | null>;
 }

@@ -1,10 +1,54 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import type { ProcessRole } from '../../app.module.js';
+import { AppConfig } from '../../config/index.js';
+import { HandlerLookup, JobHandlerRegistry } from './handler-registry.js';
+import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
+import { JobEntity } from './job.entity.js';
+import { JobRunner } from './job-runner.js';
+import { JobStore, TypeOrmJobStore } from './job-store.js';
+import { Jobs } from './job.types.js';
+import { JobsController } from './jobs.controller.js';
+import { JobsService } from './jobs.service.js';
+import { BullTransport } from './transport/bull-transport.js';
+import { InProcessTransport } from './transport/in-process-transport.js';
+import { JobTransport } from './transport/job-transport.js';
 
+/** How many jobs one consuming process runs at once. */
+export const JOB_CONCURRENCY = 4;
+
+function createTransport(config: AppConfig): JobTransport {
+  return config.redisUrl
+    ? new BullTransport(config.redisUrl, config.redisPrefix, JOB_CONCURRENCY)
+    : new InProcessTransport(JOB_CONCURRENCY);
+}
+
+/**
+ * Jobs: rows in PostgreSQL, messages through Bull (with REDIS_URL) or an in-process queue, run by
+ * the `@JobHandler` methods found at boot. Every role produces; the worker role (and the API when
+ * configured, or without Redis) consumes.
+ */
 @Global()
 @Module({})
 export class QueueModule {
-  static forRoot(_role: ProcessRole): DynamicModule {
-    return { module: QueueModule };
+  static forRoot(role: ProcessRole): DynamicModule {
+    return {
+      module: QueueModule,
+      imports: [DiscoveryModule, TypeOrmModule.forFeature([JobEntity])],
+      controllers: [JobsController],
+      providers: [
+        { provide: QUEUE_ROLE, useValue: role },
+        { provide: JobTransport, inject: [AppConfig], useFactory: createTransport },
+        { provide: JobStore, useClass: TypeOrmJobStore },
+        JobHandlerRegistry,
+        { provide: HandlerLookup, useExisting: JobHandlerRegistry },
+        JobRunner,
+        JobsService,
+        { provide: Jobs, useExisting: JobsService },
+        JobConsumer,
+      ],
+      exports: [Jobs, JobsService],
+    };
   }
 }

@@ -8,3 +8,13 @@ export type RealtimeEvent =
 export abstract class RealtimePublisher {
   abstract publish(workspaceId: string, event: RealtimeEvent): Promise<void>;
 }
+
+export type RealtimeListener = (workspaceId: string, event: RealtimeEvent) => void;
+
+/**
+ * The fan-out behind the publisher: what one process publishes reaches the listeners of every
+ * process that listens (only API processes do; they hold the sockets).
+ */
+export abstract class RealtimeBus extends RealtimePublisher {
+  abstract listen(listener: RealtimeListener): Promise<void>;
+}

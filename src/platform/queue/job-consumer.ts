@@ -1,0 +1,64 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../../config/index.js';
+import type { ProcessRole } from '../../app.module.js';
+import { JobRunner } from './job-runner.js';
+import { JobStore } from './job-store.js';
+import { JobTransport } from './transport/job-transport.js';
+
+export const QUEUE_ROLE = Symbol('QueueRole');
+
+/** How often open rows are re-sent, and how old a row must be for the periodic sweep to touch it. */
+export const SWEEP_INTERVAL_MS = 60_000;
+export const SWEEP_MIN_AGE_MS = 60_000;
+const SWEEP_BATCH = 500;
+
+/**
+ * Consumes jobs where this process should (the worker role, or the API when RUN_JOBS_IN_API or no
+ * Redis). At start it re-sends every open row: pending ones whose enqueue was lost after commit,
+ * and running ones left by a dead process. The transport ignores ids it already holds, so a live
+ * job is never started twice by this.
+ */
+@Injectable()
+export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    private readonly transport: JobTransport,
+    private readonly runner: JobRunner,
+    private readonly store: JobStore,
+  ) {}
+
+  get consumes(): boolean {
+    return this.role === 'worker' || this.config.runJobsInApi;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.consumes) return;
+    this.transport.consume((id) => this.runner.run(id));
+    await this.resend(new Date());
+    // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
+    this.timer = setInterval(() => void this.resend(new Date(Date.now() - SWEEP_MIN_AGE_MS)), SWEEP_INTERVAL_MS);
+    this.logger.log({ msg: 'job consumer started', role: this.role });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.transport.close();
+  }
+
+  /** Re-sends open rows created before `before`. */
+  async resend(before: Date): Promise<number> {
+    try {
+      const ids = await this.store.openJobIds(before, SWEEP_BATCH);
+      for (const id of ids) await this.transport.add(id);
+      if (ids.length > 0) this.logger.log({ msg: 'open jobs re-sent', count: ids.length });
+      return ids.length;
+    } catch (err) {
+      this.logger.warn({ msg: 'job recovery sweep failed', err: String(err) });
+      return 0;
+    }
+  }
+}

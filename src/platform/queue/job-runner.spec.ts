@@ -1,0 +1,196 @@
+import { beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { MemoryJobStore } from '../../../test/fakes/queue-memory-job-store.js';
+import { AppError } from '../../core/index.js';
+import type { Tx } from '../database/index.js';
+import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
+import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
+import { JobRunner } from './job-runner.js';
+import type { JobContext, JobFailureHookFn, JobHandlerFn, JobRecord } from './job.types.js';
+
+class RecordingPublisher extends RealtimePublisher {
+  readonly events: Array<{ workspaceId: string; event: RealtimeEvent }> = [];
+  failing = false;
+  async publish(workspaceId: string, event: RealtimeEvent): Promise<void> {
+    if (this.failing) throw new Error('redis down');
+    this.events.push({ workspaceId, event });
+  }
+  types(): string[] {
+    return this.events.map((e) => e.event.type);
+  }
+  jobs(): Array<Record<string, unknown>> {
+    return this.events.map((e) => (e.event as { job: Record<string, unknown> }).job);
+  }
+}
+
+class Handlers extends HandlerLookup {
+  readonly table = new Map<string, RegisteredHandler>();
+  set(jobType: string, run: JobHandlerFn, onFailed?: JobFailureHookFn): void {
+    this.table.set(jobType, { jobType, run, onFailed });
+  }
+  handlerFor(jobType: string): RegisteredHandler | undefined {
+    return this.table.get(jobType);
+  }
+}
+
+const WS = 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+const JOB = 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
+describe('JobRunner', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  let store: MemoryJobStore;
+  let publisher: RecordingPublisher;
+  let handlers: Handlers;
+  let runner: JobRunner;
+
+  beforeEach(() => {
+    store = new MemoryJobStore();
+    publisher = new RecordingPublisher();
+    handlers = new Handlers();
+    runner = new JobRunner(store, handlers, publisher);
+    store.seed({ id: JOB, workspaceId: WS, jobType: 'thing' });
+  });
+
+  const row = (): JobRecord => store.rows.get(JOB)!;
+
+  it('claims, reports progress and completes with the result', async () => {
+    let seen: JobRecord | undefined;
+    handlers.set('thing', async (ctx) => {
+      seen = ctx.job;
+      await ctx.progress(40);
+      return { embedding: 'ok' };
+    });
+    await runner.run(JOB);
+
+    expect(seen).toMatchObject({ status: 'running', attempts: 1 });
+    expect(row()).toMatchObject({ status: 'completed', progress: 100, result: { embedding: 'ok' }, error: null, attempts: 1 });
+    expect(row().startedAt).toBeInstanceOf(Date);
+    expect(row().finishedAt).toBeInstanceOf(Date);
+    expect(publisher.types()).toEqual(['job.progress', 'job.progress', 'job.completed']);
+    expect(publisher.events.every((e) => e.workspaceId === WS)).toBe(true);
+    expect(publisher.jobs().map((j) => [j.status, j.progress])).toEqual([['running', 0], ['running', 40], ['completed', 100]]);
+    expect(publisher.jobs()[2]).toMatchObject({ id: JOB, job_type: 'thing', result: { embedding: 'ok' } });
+  });
+
+  it('fails with the AppError code and message, runs the failure hook in the failing transaction', async () => {
+    const hookCalls: Array<{ tx: Tx; job: JobRecord }> = [];
+    handlers.set(
+      'thing',
+      async () => {
+        throw new AppError('upstream_failed', 'The image provider did not answer.');
+      },
+      async (tx, job) => {
+        hookCalls.push({ tx, job });
+      },
+    );
+    await runner.run(JOB);
+
+    expect(row()).toMatchObject({ status: 'failed', error: { code: 'upstream_failed', message: 'The image provider did not answer.' } });
+    expect(row().finishedAt).toBeInstanceOf(Date);
+    expect(hookCalls).toHaveLength(1);
+    expect(hookCalls[0].tx).toBe(store.failTx);
+    expect(hookCalls[0].job).toMatchObject({ id: JOB, status: 'failed', error: { code: 'upstream_failed' } });
+    expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
+    expect(publisher.jobs()[1]).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+  });
+
+  it('fails an unexpected error as job_failed without leaking its message or stack', async () => {
+    handlers.set('thing', async () => {
+      throw new Error('connect ECONNREFUSED 10.0.0.5:5432 SELECT * FROM secrets');
+    });
+    await runner.run(JOB);
+
+    expect(row().status).toBe('failed');
+    expect(row().error).toEqual({ code: 'job_failed', message: 'The job failed unexpectedly.' });
+    expect(JSON.stringify(publisher.events)).not.toMatch(/ECONNREFUSED|SELECT|at .*\(/);
+  });
+
+  it('still fails the job when the failure hook throws (the hook rolls back)', async () => {
+    handlers.set(
+      'thing',
+      async () => {
+        throw new AppError('upstream_failed', 'no');
+      },
+      async () => {
+        throw new Error('refund failed');
+      },
+    );
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+    expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
+  });
+
+  it('fails a job whose type has no handler with a readable error', async () => {
+    await runner.run(JOB);
+    expect(row().status).toBe('failed');
+    expect(row().error).toEqual({ code: 'job_failed', message: 'No handler is registered for job type "thing".' });
+    expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
+  });
+
+  it.each(['completed', 'failed', 'cancelled'] as const)('skips a re-delivered %s job without running it', async (status) => {
+    store.rows.set(JOB, { ...row(), status, attempts: 1 });
+    let ran = false;
+    handlers.set('thing', async () => {
+      ran = true;
+    });
+    await runner.run(JOB);
+    expect(ran).toBe(false);
+    expect(row()).toMatchObject({ status, attempts: 1 });
+    expect(publisher.events).toEqual([]);
+  });
+
+  it('skips an id with no row', async () => {
+    await runner.run('job_01BX5ZZKBKACTAV9WEVGEMMVRZ');
+    expect(publisher.events).toEqual([]);
+  });
+
+  it('re-runs a job re-delivered while still marked running (a dead worker) and keeps its progress', async () => {
+    store.rows.set(JOB, { ...row(), status: 'running', attempts: 1, progress: 60, startedAt: new Date('2024-11-21T10:00:01Z') });
+    handlers.set('thing', async (ctx) => {
+      await ctx.progress(30);
+      await ctx.progress(80);
+      return { done: true };
+    });
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'completed', attempts: 2, result: { done: true } });
+    expect(row().startedAt).toEqual(new Date('2024-11-21T10:00:01Z'));
+    expect(publisher.jobs().map((j) => j.progress)).toEqual([60, 80, 100]);
+  });
+
+  it('keeps progress monotonic and within 0-100', async () => {
+    const observed: number[] = [];
+    handlers.set('thing', async (ctx: JobContext) => {
+      for (const p of [30, 20, 30, 55.4, Number.NaN, -5, 150, 90]) {
+        await ctx.progress(p);
+        observed.push(row().progress);
+      }
+      return undefined;
+    });
+    await runner.run(JOB);
+    expect(observed).toEqual([30, 30, 30, 55, 55, 55, 100, 100]);
+    expect(publisher.jobs().map((j) => j.progress)).toEqual([0, 30, 55, 100, 100]);
+    expect(publisher.types().at(-1)).toBe('job.completed');
+    expect(row().result).toBeNull();
+  });
+
+  it('does not overwrite a job cancelled while its handler ran', async () => {
+    handlers.set('thing', async () => {
+      store.rows.set(JOB, { ...row(), status: 'cancelled' });
+      return { late: true };
+    });
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'cancelled', result: null });
+    expect(publisher.types()).toEqual(['job.progress']);
+  });
+
+  it('completes the job even when events cannot be published', async () => {
+    publisher.failing = true;
+    handlers.set('thing', async (ctx) => {
+      await ctx.progress(50);
+      return { ok: true };
+    });
+    await runner.run(JOB);
+    expect(row().status).toBe('completed');
+  });
+});

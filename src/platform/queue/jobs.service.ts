@@ -1,0 +1,53 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { newId } from '../../core/index.js';
+import type { Tx } from '../database/index.js';
+import { JobStore } from './job-store.js';
+import { Jobs, type JobRecord, type NewJob } from './job.types.js';
+import { JobTransport } from './transport/job-transport.js';
+
+/** The job port: rows through the store, messages through the configured transport. */
+@Injectable()
+export class JobsService extends Jobs {
+  private readonly logger = new Logger('Jobs');
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly transport: JobTransport,
+  ) {
+    super();
+  }
+
+  async create(tx: Tx, job: NewJob): Promise<JobRecord> {
+    const record: JobRecord = {
+      id: newId('job'),
+      workspaceId: job.workspaceId,
+      jobType: job.jobType,
+      status: 'pending',
+      progress: 0,
+      characterId: job.characterId ?? null,
+      contentId: job.contentId ?? null,
+      payload: job.payload ?? {},
+      result: null,
+      error: null,
+      attempts: 0,
+      createdAt: new Date(),
+      startedAt: null,
+      finishedAt: null,
+    };
+    await this.store.insert(tx, record);
+    return record;
+  }
+
+  async enqueue(job: JobRecord): Promise<void> {
+    try {
+      await this.transport.add(job.id);
+    } catch (err) {
+      // The row is committed and open: the consumers' recovery sweep sends it again.
+      this.logger.warn({ msg: 'job not enqueued; recovery will send it', job_id: job.id, err: String(err) });
+    }
+  }
+
+  get(workspaceId: string, id: string): Promise<JobRecord | null> {
+    return this.store.findInWorkspace(workspaceId, id);
+  }
+}

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { InProcessTransport } from './in-process-transport.js';
+
+/** A run function whose calls stay open until released, to observe concurrency. */
+function gatedRunner() {
+  const started: string[] = [];
+  const release = new Map<string, () => void>();
+  const run = (id: string) =>
+    new Promise<void>((resolve) => {
+      started.push(id);
+      release.set(id, resolve);
+    });
+  return { started, release, run };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('InProcessTransport', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  it('holds ids until a consumer starts, then runs at most `concurrency` at once in FIFO order', async () => {
+    const t = new InProcessTransport(2);
+    const g = gatedRunner();
+    for (const id of ['a', 'b', 'c']) await t.add(id);
+    expect(g.started).toEqual([]);
+    t.consume(g.run);
+    expect(g.started).toEqual(['a', 'b']);
+    g.release.get('a')!();
+    await tick();
+    expect(g.started).toEqual(['a', 'b', 'c']);
+  });
+
+  it('ignores an id already waiting or running, and takes it again once it finished', async () => {
+    const t = new InProcessTransport(1);
+    const g = gatedRunner();
+    t.consume(g.run);
+    await t.add('a');
+    await t.add('b');
+    await t.add('a');
+    await t.add('b');
+    expect(t.size).toBe(2);
+    g.release.get('a')!();
+    await tick();
+    g.release.get('b')!();
+    await tick();
+    expect(g.started).toEqual(['a', 'b']);
+    await t.add('a');
+    expect(g.started).toEqual(['a', 'b', 'a']);
+  });
+
+  it('keeps going after a run rejects', async () => {
+    const t = new InProcessTransport(1);
+    const ran: string[] = [];
+    t.consume(async (id) => {
+      ran.push(id);
+      if (id === 'bad') throw new Error('boom');
+    });
+    await t.add('bad');
+    await t.add('good');
+    await tick();
+    await tick();
+    expect(ran).toEqual(['bad', 'good']);
+    expect(t.size).toBe(0);
+  });
+
+  it('close waits for running jobs, drops waiting ones and refuses new ones', async () => {
+    const t = new InProcessTransport(1);
+    const g = gatedRunner();
+    t.consume(g.run);
+    await t.add('a');
+    await t.add('b');
+    let closed = false;
+    const closing = t.close().then(() => (closed = true));
+    await tick();
+    expect(closed).toBe(false);
+    g.release.get('a')!();
+    await closing;
+    await t.add('c');
+    expect(g.started).toEqual(['a']);
+  });
+});

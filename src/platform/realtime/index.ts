@@ -1,0 +1,2 @@
+export * from './realtime.types.js';
+export { RealtimeModule } from './realtime.module.js';

@@ -1,0 +1,62 @@
+import { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { WebSocket } from 'ws';
+import type { Caller } from '../../core/index.js';
+import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator } from '../auth/index.js';
+import { RealtimeBus } from './realtime.types.js';
+import { SocketSession } from './socket-session.js';
+import { WorkspaceSockets } from './workspace-sockets.js';
+
+export const SOCKET_PATH = '/api/v1/ws';
+const HEARTBEAT_MS = 30_000;
+/** Clients send only small control messages. */
+const MAX_MESSAGE_BYTES = 16 * 1024;
+
+/**
+ * The socket at /api/v1/ws (API role only). It authenticates each connection with the same
+ * authenticators as HTTP and delivers the bus's events to the sockets of their workspace.
+ */
+@WebSocketGateway({ path: SOCKET_PATH, maxPayload: MAX_MESSAGE_BYTES })
+export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
+  private readonly sessions = new Set<SocketSession>();
+  private readonly sockets = new WorkspaceSockets();
+  private heartbeat?: NodeJS.Timeout;
+  private sessionAuth!: SessionAuthenticator;
+  private apiKeyAuth!: ApiKeyAuthenticator;
+
+  constructor(
+    private readonly bus: RealtimeBus,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    // Resolved from whichever modules provide them, so platform code does not import feature modules.
+    this.sessionAuth = this.moduleRef.get(SessionAuthenticator, { strict: false });
+    this.apiKeyAuth = this.moduleRef.get(ApiKeyAuthenticator, { strict: false });
+    await this.bus.listen((workspaceId, event) => this.sockets.deliver(workspaceId, event));
+    this.heartbeat = setInterval(() => this.sessions.forEach((s) => s.heartbeat()), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.heartbeat);
+  }
+
+  handleConnection(socket: WebSocket): void {
+    const session = new SocketSession(socket, {
+      authenticate: (token) => this.authenticate(token),
+      opened: (s) => this.sockets.add(s),
+      closed: (s) => {
+        this.sockets.remove(s);
+        this.sessions.delete(s);
+      },
+    });
+    this.sessions.add(session);
+    session.start();
+  }
+
+  private authenticate(token: string): Promise<Caller | null> {
+    return token.startsWith(API_KEY_PREFIX) ? this.apiKeyAuth.authenticate(token) : this.sessionAuth.authenticate(token);
+  }
+}

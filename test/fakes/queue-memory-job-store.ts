@@ -1,0 +1,115 @@
+import { JobStore } from '../../src/platform/queue/job-store.js';
+import type { JobFailure, JobFailureHookFn, JobRecord } from '../../src/platform/queue/job.types.js';
+import type { Tx } from '../../src/platform/database/index.js';
+import { JobTransport, type JobConsumerFn } from '../../src/platform/queue/transport/job-transport.js';
+
+/**
+ * An in-memory JobStore with the same conditional transitions as the SQL one, for unit tests of
+ * the runner and of job handlers. `failTx` is what failure hooks receive as their transaction.
+ */
+export class MemoryJobStore extends JobStore {
+  readonly rows = new Map<string, JobRecord>();
+  readonly failTx = { fake: 'tx' } as unknown as Tx;
+
+  seed(job: Partial<JobRecord> & { id: string; workspaceId: string; jobType: string }): JobRecord {
+    const row: JobRecord = {
+      status: 'pending',
+      progress: 0,
+      characterId: null,
+      contentId: null,
+      payload: {},
+      result: null,
+      error: null,
+      attempts: 0,
+      createdAt: new Date('2024-11-21T10:00:00.000Z'),
+      startedAt: null,
+      finishedAt: null,
+      ...job,
+    };
+    this.rows.set(row.id, row);
+    return { ...row };
+  }
+
+  async insert(_tx: Tx, job: JobRecord): Promise<void> {
+    if (this.rows.has(job.id)) throw new Error(`duplicate job ${job.id}`);
+    this.rows.set(job.id, { ...job });
+  }
+
+  async findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null> {
+    const row = this.rows.get(id);
+    return row && row.workspaceId === workspaceId ? { ...row } : null;
+  }
+
+  async claim(id: string): Promise<JobRecord | null> {
+    return this.change(id, ['pending', 'running'], (r) => {
+      r.status = 'running';
+      r.attempts += 1;
+      r.startedAt ??= new Date();
+    });
+  }
+
+  async advance(id: string, progress: number): Promise<JobRecord | null> {
+    const row = this.rows.get(id);
+    if (!row || row.progress >= progress) return null;
+    return this.change(id, ['running'], (r) => {
+      r.progress = progress;
+    });
+  }
+
+  async complete(id: string, result: Record<string, unknown> | null): Promise<JobRecord | null> {
+    return this.change(id, ['running'], (r) => {
+      Object.assign(r, { status: 'completed', progress: 100, result, error: null, finishedAt: new Date() });
+    });
+  }
+
+  async fail(id: string, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
+    const before = this.rows.get(id);
+    const snapshot = before ? { ...before } : undefined;
+    const failed = this.change(id, ['running'], (r) => {
+      Object.assign(r, { status: 'failed', error, finishedAt: new Date() });
+    });
+    if (failed && hook) {
+      try {
+        await hook(this.failTx, failed);
+      } catch (err) {
+        this.rows.set(id, snapshot!); // the transaction rolls back
+        throw err;
+      }
+    }
+    return failed;
+  }
+
+  async openJobIds(before: Date, limit: number): Promise<string[]> {
+    return [...this.rows.values()]
+      .filter((r) => (r.status === 'pending' || r.status === 'running') && r.createdAt < before)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(0, limit)
+      .map((r) => r.id);
+  }
+
+  private change(id: string, from: JobRecord['status'][], apply: (r: JobRecord) => void): JobRecord | null {
+    const row = this.rows.get(id);
+    if (!row || !from.includes(row.status)) return null;
+    apply(row);
+    return { ...row };
+  }
+}
+
+/** A transport that records what was sent and runs nothing until told to. */
+export class RecordingTransport extends JobTransport {
+  readonly added: string[] = [];
+  consumer?: JobConsumerFn;
+  closed = false;
+
+  async add(jobId: string): Promise<void> {
+    this.added.push(jobId);
+  }
+
+  consume(run: JobConsumerFn): void {
+    this.consumer = run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
