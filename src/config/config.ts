@@ -108,6 +108,8 @@ export class AppConfig {
   readonly adminPassword?: string;
   readonly rateLimitWindowSeconds: number;
   readonly authRateLimitPerMinute: number;
+  /** Scales every plan's request limit; for load tests and staging, 1 in production. */
+  readonly rateLimitMultiplier: number;
   readonly embeddingUrl?: string;
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -161,6 +163,7 @@ export class AppConfig {
     }
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
+    this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.embeddingUrl = url(env, 'EMBEDDING_URL', undefined, ['http:', 'https:']);
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);

@@ -1,0 +1,41 @@
+import { BENCH_ADMIN } from './backing.js';
+import type { ApiClient } from './http.js';
+
+/** A signed-in user and their workspace, as the API reports them. */
+export interface Account {
+  email: string;
+  token: string;
+  workspaceId: string;
+  plan: string;
+  characterLimit: number;
+}
+
+export const BENCH_PASSWORD = 'bench-password-123';
+
+export async function adminToken(api: ApiClient): Promise<string> {
+  const res = await api.post<{ access_token: string }>('/auth/login', { email: BENCH_ADMIN.email, password: BENCH_ADMIN.password });
+  return res.body.access_token;
+}
+
+async function describe(api: ApiClient, email: string, token: string): Promise<Account> {
+  const me = await api.get<{ workspace: { id: string; plan: string; character_limit: number } }>('/auth/me', { token });
+  const ws = me.body.workspace;
+  return { email, token, workspaceId: ws.id, plan: ws.plan, characterLimit: ws.character_limit };
+}
+
+export async function register(api: ApiClient, email: string): Promise<Account> {
+  const res = await api.post<{ access_token: string }>(
+    '/auth/register',
+    { email, password: BENCH_PASSWORD, accept_terms: true, accept_privacy: true },
+    { expect: 201 },
+  );
+  return describe(api, email, res.body.access_token);
+}
+
+/** Moves the account's workspace to `plan` through the admin API and answers it as it is now. */
+export async function setPlan(api: ApiClient, admin: string, account: Account, plan: 'starter' | 'pro' | 'agency'): Promise<Account> {
+  await api.patch(`/admin/workspaces/${account.workspaceId}`, { plan }, { token: admin });
+  const now = await describe(api, account.email, account.token);
+  if (now.plan !== plan) throw new Error(`workspace ${account.workspaceId} is on ${now.plan} after moving it to ${plan}`);
+  return now;
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { onCleanup } from './cleanup.js';
+
+/** dist/bench/lib → the project root. */
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+export interface BenchProcess {
+  pid: number;
+  /** The last lines the process printed (kept for failure reports). */
+  output: string[];
+  /** Warning and error log lines the process printed so far. */
+  problems: string[];
+  exited: boolean;
+  stop(): Promise<void>;
+}
+
+export interface BenchApi extends BenchProcess {
+  port: number;
+  /** http://127.0.0.1:<port>/api/v1 */
+  baseUrl: string;
+}
+
+function launch(script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<{ proc: BenchProcess; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src', script)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exitedPromise = new Promise<void>((res) => child.once('exit', () => res()));
+  let stopping: Promise<void> | undefined;
+  const proc: BenchProcess = {
+    pid: child.pid ?? -1,
+    output: [],
+    problems: [],
+    exited: false,
+    stop() {
+      stopping ??= (async () => {
+        if (proc.exited) return;
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exitedPromise;
+        clearTimeout(timer);
+      })();
+      return stopping;
+    },
+  };
+  const unregister = onCleanup(`${script} pid ${proc.pid}`, () => proc.stop());
+  child.once('exit', () => {
+    proc.exited = true;
+    void unregister();
+  });
+
+  let seen = '';
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${script} not ready in ${timeoutMs} ms:\n${proc.output.join('\n')}`)), timeoutMs);
+    const onLine = (line: string) => {
+      proc.output.push(line);
+      if (proc.output.length > 200) proc.output.shift();
+      if (/"level":"(warn|error)"|^\S*error/i.test(line) && proc.problems.length < 50) proc.problems.push(line);
+    };
+    const onData = (chunk: Buffer) => {
+      const text = seen + chunk.toString();
+      const lines = text.split('\n');
+      seen = lines.pop() ?? '';
+      for (const line of lines) {
+        onLine(line);
+        const m = line.match(ready);
+        if (m) {
+          clearTimeout(timer);
+          res({ proc, match: m });
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      rej(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${proc.output.join('\n')}`));
+    });
+  });
+}
+
+/** Starts the API (dist/src/main.js) on a free loopback port; the caller's env wins over the defaults. */
+export async function startApi(env: Record<string, string>): Promise<BenchApi> {
+  const { proc, match } = await launch(
+    'main.js',
+    { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' },
+    /"msg":"api listening","port":(\d+)/,
+    60_000,
+  );
+  const port = Number(match[1]);
+  return Object.assign(proc, { port, baseUrl: `http://127.0.0.1:${port}/api/v1` });
+}
+
+/** Starts a worker (dist/src/worker.js), for scenarios whose work runs on the queue. */
+export async function startWorker(env: Record<string, string>): Promise<BenchProcess> {
+  const { proc } = await launch('worker.js', { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env }, /"msg":"worker ready"/, 60_000);
+  return proc;
+}
