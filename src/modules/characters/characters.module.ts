@@ -1,4 +1,46 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../../config/index.js';
+import { CharactersController } from './api/characters.controller.js';
+import { PublicCharactersController } from './api/public-characters.controller.js';
+import { ReferenceImagesController } from './api/reference-images.controller.js';
+import { CharacterCloner } from './application/character-cloner.js';
+import { CharacterLifecycle } from './application/character-lifecycle.js';
+import { CharacterQuota } from './application/character-quota.js';
+import { CharactersFacade } from './application/characters.facade.js';
+import { CharactersService } from './application/characters.service.js';
+import { FaceEmbeddingJob } from './application/jobs/face-embedding.job.js';
+import { AppearanceEmbedder } from './application/ports/appearance-embedder.js';
+import { ReferenceImagesService } from './application/reference-images.service.js';
+import { CharacterEntity } from './infrastructure/character.entity.js';
+import { CharacterRepository } from './infrastructure/character.repository.js';
+import { HttpAppearanceEmbedder } from './infrastructure/http-appearance-embedder.js';
+import { LocalAppearanceEmbedder } from './infrastructure/local-appearance-embedder.js';
+import { ReferenceImageEntity } from './infrastructure/reference-image.entity.js';
+import { ReferenceImageRepository } from './infrastructure/reference-image.repository.js';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([CharacterEntity, ReferenceImageEntity])],
+  controllers: [CharactersController, ReferenceImagesController, PublicCharactersController],
+  providers: [
+    CharacterRepository,
+    ReferenceImageRepository,
+    CharacterQuota,
+    CharacterCloner,
+    CharacterLifecycle,
+    CharactersService,
+    ReferenceImagesService,
+    CharactersFacade,
+    FaceEmbeddingJob,
+    {
+      provide: AppearanceEmbedder,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): AppearanceEmbedder =>
+        config.embeddingUrl
+          ? new HttpAppearanceEmbedder({ url: config.embeddingUrl, apiKey: config.embeddingApiKey })
+          : new LocalAppearanceEmbedder(),
+    },
+  ],
+  exports: [CharactersFacade],
+})
 export class CharactersModule {}

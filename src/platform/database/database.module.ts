@@ -29,7 +29,10 @@ export function dataSourceOptions(config: AppConfig, url: string) {
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
     logging: false,
-    extra: { max: config.dbPoolSize, connectionTimeoutMillis: 10_000 },
+    // pglite-socket keeps one connection's extended-protocol messages together only inside a
+    // transaction; concurrent connections interleave Parse/Bind/Execute ("portal does not exist").
+    // PGlite runs one query at a time anyway, so the embedded database gets one connection.
+    extra: { max: config.databaseUrl ? config.dbPoolSize : 1, connectionTimeoutMillis: 30_000 },
   };
 }
 

@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
+import { CharactersService } from '../application/characters.service.js';
+import { CharacterEnvelope, CharacterListBody, toCharacterBody } from './dto/character.body.js';
+import { CreateCharacterDto, toCharacterInput, UpdateCharacterDto } from './dto/character.dto.js';
+
+const CharacterId = () => new IdParam('char', 'Character');
+
+/** Characters of the caller's workspace. `/influencers` is the older alias and answers alike. */
+@ApiTags('characters')
+@Controller(['characters', 'influencers'])
+export class CharactersController {
+  constructor(private readonly characters: CharactersService) {}
+
+  @Post()
+  @Product()
+  @ApiOperation({ summary: 'Create a character.' })
+  @ApiCreatedResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'character_limit_reached')
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateCharacterDto) {
+    const character = await this.characters.create(caller.workspaceId, { ...toCharacterInput(dto), name: dto.name, niche: dto.niche });
+    return { character: toCharacterBody(character) };
+  }
+
+  @Get()
+  @Product()
+  @ApiOperation({ summary: 'List characters, newest first.' })
+  @ApiOkResponse({ type: CharacterListBody })
+  @ApiErrors('unauthorized')
+  async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
+    const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
+    return pageBody('characters', { ...page, items: page.items.map(toCharacterBody) });
+  }
+
+  @Get(':id')
+  @Product()
+  @ApiOperation({ summary: 'One character.' })
+  @ApiOkResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'not_found')
+  async get(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
+    return { character: toCharacterBody(await this.characters.get(caller.workspaceId, id)) };
+  }
+
+  @Patch(':id')
+  @Product()
+  @ApiOperation({ summary: 'Update a character: any create field, plus timezone. Sections merge key by key.' })
+  @ApiOkResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'not_found')
+  async update(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: UpdateCharacterDto) {
+    return { character: toCharacterBody(await this.characters.update(caller.workspaceId, id, toCharacterInput(dto))) };
+  }
+
+  @Post(':id/default')
+  @HttpCode(200)
+  @Product()
+  @ApiOperation({ summary: 'Make this the default character; the previous default is unset.' })
+  @ApiOkResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'not_found')
+  async makeDefault(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
+    return { character: toCharacterBody(await this.characters.setDefault(caller.workspaceId, id)) };
+  }
+
+  @Post(':id/duplicate')
+  @Product()
+  @ApiOperation({ summary: 'Duplicate as "<name> (copy)": counters reset, no LoRA, reference images copied.' })
+  @ApiCreatedResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'not_found', 'character_limit_reached')
+  async duplicate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
+    return { character: toCharacterBody(await this.characters.duplicate(caller.workspaceId, id)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Product()
+  @ApiOperation({ summary: 'Delete a character and its reference images.' })
+  @ApiNoContentResponse()
+  @ApiErrors('unauthorized', 'not_found')
+  async remove(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string): Promise<void> {
+    await this.characters.delete(caller.workspaceId, id);
+  }
+}

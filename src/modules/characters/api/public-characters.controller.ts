@@ -1,0 +1,35 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
+import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
+import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
+import { CharactersService } from '../application/characters.service.js';
+import { CharacterEnvelope, CharacterListBody, toCharacterBody } from './dto/character.body.js';
+import { CreateCharacterDto, toCharacterInput } from './dto/character.dto.js';
+
+/** The agency public API: the same bodies as the product routes, reached with an API key. */
+@ApiTags('public')
+@Controller('public/characters')
+export class PublicCharactersController {
+  constructor(private readonly characters: CharactersService) {}
+
+  @Post()
+  @PublicApi('characters:write')
+  @ApiOperation({ summary: 'Create a character (as POST /characters).' })
+  @ApiCreatedResponse({ type: CharacterEnvelope })
+  @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'character_limit_reached')
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateCharacterDto) {
+    const character = await this.characters.create(caller.workspaceId, { ...toCharacterInput(dto), name: dto.name, niche: dto.niche });
+    return { character: toCharacterBody(character) };
+  }
+
+  @Get()
+  @PublicApi('characters:read')
+  @ApiOperation({ summary: 'List characters (as GET /characters).' })
+  @ApiOkResponse({ type: CharacterListBody })
+  @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope')
+  async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
+    const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
+    return pageBody('characters', { ...page, items: page.items.map(toCharacterBody) });
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError, newId } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import { Storage } from '../../../platform/storage/index.js';
+import { referenceImageKey, type Character, type ReferenceImage } from '../domain/character.js';
+import { CharacterRepository } from '../infrastructure/character.repository.js';
+import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
+import { CharacterQuota } from './character-quota.js';
+
+export interface CloneRequest {
+  sourceWorkspaceId: string;
+  sourceCharacterId: string;
+  targetWorkspaceId: string;
+  /** The copy's name from the original's; the same name when absent. */
+  rename?: (name: string) => string;
+}
+
+/**
+ * Copies a character, with its reference images (bytes included, so the copy outlives the
+ * original), into a workspace: fresh counters, no LoRA, not default. Used by duplicate and by
+ * the marketplace purchase, always inside the caller's transaction.
+ */
+@Injectable()
+export class CharacterCloner {
+  private readonly logger = new Logger('CharacterCloner');
+
+  constructor(
+    private readonly characters: CharacterRepository,
+    private readonly images: ReferenceImageRepository,
+    private readonly quota: CharacterQuota,
+    private readonly storage: Storage,
+  ) {}
+
+  async clone(tx: Tx, req: CloneRequest): Promise<Character> {
+    const source = await this.characters.find(tx, req.sourceWorkspaceId, req.sourceCharacterId);
+    if (!source) throw AppError.notFound('Character');
+    await this.quota.reserve(tx, req.targetWorkspaceId);
+    const embedding = await this.characters.faceEmbedding(tx, req.sourceWorkspaceId, source.id);
+    const images = await this.images.listWithEmbeddings(tx, req.sourceWorkspaceId, source.id);
+    const now = new Date();
+    const id = newId('char');
+    const copiedKeys: string[] = [];
+    try {
+      const copies = await this.copyImages(images, id, req.targetWorkspaceId, now, copiedKeys);
+      const urlMap = new Map(copies.map((c) => [c.from, c.image.url]));
+      const uploaded = new Set(images.map((i) => i.url));
+      const clone: Character = {
+        ...source,
+        id,
+        workspaceId: req.targetWorkspaceId,
+        name: req.rename ? req.rename(source.name) : source.name,
+        // External URLs stay as they are; our uploads point at their copies (dropped if the bytes are gone).
+        referenceImages: source.referenceImages.flatMap((u) => (urlMap.has(u) ? [urlMap.get(u)!] : uploaded.has(u) ? [] : [u])),
+        faceConsistencyTier: 'ip_adapter',
+        loraTrainingStatus: 'none',
+        contentCount: 0,
+        followerCount: 0,
+        lastPostDate: null,
+        isDefault: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.characters.insert(tx, clone, embedding);
+      for (const c of copies) await this.images.insert(tx, c.image, c.embedding);
+      return clone;
+    } catch (err) {
+      await this.removeQuietly(copiedKeys);
+      throw err;
+    }
+  }
+
+  private async copyImages(images: Array<ReferenceImage & { embedding: number[] | null }>, characterId: string, workspaceId: string, now: Date, copiedKeys: string[]) {
+    const copies: Array<{ from: string; image: ReferenceImage; embedding: number[] | null }> = [];
+    for (const { embedding, ...img } of images) {
+      const refId = newId('ref');
+      const key = referenceImageKey(characterId, refId, img.storageKey.slice(img.storageKey.lastIndexOf('.') + 1));
+      const stored = await this.storage.copy(img.storageKey, key);
+      if (!stored) {
+        this.logger.warn({ msg: 'reference image bytes missing; not copied', key: img.storageKey });
+        continue;
+      }
+      copiedKeys.push(key);
+      copies.push({ from: img.url, embedding, image: { ...img, id: refId, characterId, workspaceId, url: stored.url, storageKey: key, createdAt: now } });
+    }
+    return copies;
+  }
+
+  async removeQuietly(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      await this.storage.delete(key).catch((err: unknown) => this.logger.warn({ msg: 'could not remove stored object', key, err: String(err) }));
+    }
+  }
+}

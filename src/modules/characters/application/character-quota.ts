@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, PLAN_LIMITS } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import { hasRoomForCharacter } from '../domain/character.js';
+import { CharacterRepository } from '../infrastructure/character.repository.js';
+
+/** The plan's character limit, checked inside the transaction that adds the character. */
+@Injectable()
+export class CharacterQuota {
+  constructor(private readonly characters: CharacterRepository) {}
+
+  /**
+   * Locks the workspace row, then counts: concurrent creators of one workspace queue on the lock,
+   * so they can never together pass the limit. Call it first in the creating transaction.
+   */
+  async reserve(tx: Tx, workspaceId: string): Promise<void> {
+    const plan = await this.characters.lockWorkspacePlan(tx, workspaceId);
+    if (!plan) throw AppError.notFound('Workspace');
+    const limit = PLAN_LIMITS[plan].characterLimit;
+    const count = await this.characters.count(tx, workspaceId);
+    if (!hasRoomForCharacter(count, limit)) {
+      throw new AppError('character_limit_reached', `The ${plan} plan allows ${limit} characters; this workspace has ${count}.`, {
+        plan,
+        limit,
+        count,
+      });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
+import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Character, type CharacterInput } from '../domain/character.js';
+import { CharacterRepository } from '../infrastructure/character.repository.js';
+import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
+import { CharacterCloner } from './character-cloner.js';
+import { CharacterLifecycle } from './character-lifecycle.js';
+import { CharacterQuota } from './character-quota.js';
+
+/** Use cases on characters of the caller's workspace. */
+@Injectable()
+export class CharactersService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly characters: CharacterRepository,
+    private readonly images: ReferenceImageRepository,
+    private readonly quota: CharacterQuota,
+    private readonly cloner: CharacterCloner,
+    private readonly lifecycle: CharacterLifecycle,
+    private readonly jobs: Jobs,
+  ) {}
+
+  create(workspaceId: string, input: CharacterInput & { name: string; niche: string }): Promise<Character> {
+    return inTransaction(this.ds, async (tx) => {
+      await this.quota.reserve(tx, workspaceId);
+      return this.characters.insert(tx, newCharacter(newId('char'), workspaceId, input, new Date()));
+    });
+  }
+
+  list(workspaceId: string, page: PageRequest): Promise<Page<Character>> {
+    return this.characters.list(this.ds.manager, workspaceId, page);
+  }
+
+  async get(workspaceId: string, id: string): Promise<Character> {
+    const found = await this.characters.find(this.ds.manager, workspaceId, id);
+    if (!found) throw AppError.notFound('Character');
+    return found;
+  }
+
+  /**
+   * Applies a PATCH. Uploaded images whose URL the new `reference_images` list leaves out are
+   * removed, and the face embedding is recomputed without them.
+   */
+  async update(workspaceId: string, id: string, input: CharacterInput): Promise<Character> {
+    const { character, removedKeys, job } = await inTransaction(this.ds, async (tx) => {
+      const current = await this.characters.find(tx, workspaceId, id, { lock: true });
+      if (!current) throw AppError.notFound('Character');
+      const changes = characterChanges(current, input, new Date());
+      let removedKeys: string[] = [];
+      let job: JobRecord | null = null;
+      if (changes.referenceImages) {
+        const removed = await this.images.deleteUnlisted(tx, workspaceId, id, changes.referenceImages);
+        removedKeys = removed.map((r) => r.storageKey);
+        if (removed.length) {
+          job = await this.jobs.create(tx, { workspaceId, jobType: FACE_EMBEDDING_JOB, characterId: id, payload: { reason: 'reference_images_removed' } });
+        }
+      }
+      await this.characters.update(tx, workspaceId, id, changes);
+      return { character: { ...current, ...changes }, removedKeys, job };
+    });
+    if (job) await this.jobs.enqueue(job);
+    await this.cloner.removeQuietly(removedKeys);
+    return character;
+  }
+
+  /** Makes this the workspace's default character; the previous default is unset. */
+  setDefault(workspaceId: string, id: string): Promise<Character> {
+    return inTransaction(this.ds, async (tx) => {
+      // Serialises default changes of one workspace, so two at once cannot trip the unique index.
+      await this.characters.lockWorkspacePlan(tx, workspaceId);
+      const current = await this.characters.find(tx, workspaceId, id, { lock: true });
+      if (!current) throw AppError.notFound('Character');
+      const now = new Date();
+      if (!current.isDefault) await this.characters.makeDefault(tx, workspaceId, id, now);
+      return current.isDefault ? current : { ...current, isDefault: true, updatedAt: now };
+    });
+  }
+
+  duplicate(workspaceId: string, id: string): Promise<Character> {
+    return inTransaction(this.ds, (tx) =>
+      this.cloner.clone(tx, { sourceWorkspaceId: workspaceId, sourceCharacterId: id, targetWorkspaceId: workspaceId, rename: copyName }),
+    );
+  }
+
+  /** Deletes the character, its reference images (rows, then bytes) and, through hooks, what hangs on it. */
+  async delete(workspaceId: string, id: string): Promise<void> {
+    const keys = await inTransaction(this.ds, async (tx) => {
+      const current = await this.characters.find(tx, workspaceId, id, { lock: true });
+      if (!current) throw AppError.notFound('Character');
+      const images = await this.images.listForCharacter(tx, workspaceId, id);
+      await this.lifecycle.beforeDelete(tx, workspaceId, id);
+      await this.characters.delete(tx, workspaceId, id);
+      return images.map((i) => i.storageKey);
+    });
+    await this.cloner.removeQuietly(keys);
+  }
+}

@@ -1,0 +1,74 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, readFile, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve, sep } from 'node:path';
+import { assertStorageKey, contentTypeOfKey, isStorageKey, MEDIA_PATH } from './storage-keys.js';
+import { Storage, type ObjectStream, type StoredObject } from './storage.types.js';
+
+/** Files under one root directory, served back by the media route. */
+export class LocalStorage extends Storage {
+  private readonly root: string;
+
+  constructor(
+    root: string,
+    private readonly publicUrl: string,
+  ) {
+    super();
+    this.root = resolve(root);
+  }
+
+  async put(key: string, body: Buffer, _contentType: string): Promise<StoredObject> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    // Write then rename, so a reader never sees half a file.
+    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, body, { mode: 0o640 });
+    await rename(tmp, path);
+    return { key, url: this.urlFor(key) };
+  }
+
+  async get(key: string): Promise<{ body: Buffer; contentType: string } | null> {
+    if (!isStorageKey(key)) return null;
+    try {
+      return { body: await readFile(this.pathOf(key)), contentType: contentTypeOfKey(key) };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async open(key: string): Promise<ObjectStream | null> {
+    if (!isStorageKey(key)) return null;
+    const path = this.pathOf(key);
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) return null;
+      return { stream: createReadStream(path), contentType: contentTypeOfKey(key), size: info.size };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!isStorageKey(key)) return;
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  urlFor(key: string): string {
+    return `${this.publicUrl}${MEDIA_PATH}/${key}`;
+  }
+
+  private pathOf(key: string): string {
+    assertStorageKey(key);
+    const path = resolve(join(this.root, key));
+    // Belt and braces: the key shape already rules out leaving the root.
+    if (!path.startsWith(this.root + sep)) throw new Error('storage key escapes the storage root');
+    return path;
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
