@@ -23,7 +23,11 @@ export async function createBacking(settings: BenchSettings, label: string): Pro
   const removeDir = onCleanup(`data dir ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
 
   await withAdminClient(settings, (c) => c.query(`CREATE DATABASE ${name}`));
-  const dropDb = onCleanup(`database ${name}`, () => withAdminClient(settings, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  const dropDb = onCleanup(`database ${name}`, async () => {
+    await withAdminClient(settings, async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    });
+  });
   const dropKeys = onCleanup(`redis keys *${name}*`, () => deleteRedisKeys(settings.redisUrl, name));
 
   const dbUrl = new URL(settings.pgAdminUrl);

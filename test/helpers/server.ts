@@ -106,8 +106,8 @@ function launch(script: string, env: Record<string, string>, readyLine: RegExp, 
         res({ proc, match: m });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       rej(new Error(`${script} exited with ${code} before it was ready:\n${output.join('')}`));

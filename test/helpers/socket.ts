@@ -15,7 +15,7 @@ export async function openSocket(wsUrl: string): Promise<TestSocket> {
   const messages: Array<Record<string, any>> = [];
   const waiters: Array<{ pred: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }> = [];
   ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString());
+    const msg = JSON.parse((data as Buffer).toString('utf8'));
     messages.push(msg);
     for (const w of [...waiters]) {
       if (w.pred(msg)) {
