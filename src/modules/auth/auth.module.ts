@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/index.js';
 import { SessionAuthenticator } from '../../platform/auth/index.js';
 import { BillingModule } from '../billing/index.js';
 import { AuthController } from './api/auth.controller.js';
-import { AccessTokens } from './application/access-tokens.js';
+import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
 import { AdminBootstrap } from './application/admin-bootstrap.js';
@@ -13,29 +13,18 @@ import { PasswordHasher } from './application/password-hasher.js';
 import { JwtSessionAuthenticator } from './application/session-authenticator.js';
 import { SessionsService } from './application/sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
+import { HotReads } from './infrastructure/hot-reads.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session authenticator the global guard uses. */
 @Module({
   imports: [
     BillingModule,
-    JwtModule.registerAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        secret: config.jwtSecret,
-        signOptions: {
-          algorithm: 'HS256',
-          issuer: config.jwtIssuer,
-          audience: config.jwtAudience,
-          expiresIn: config.accessTokenTtlSeconds,
-        },
-        // The algorithm is pinned: a token claiming `none` or an asymmetric algorithm is refused.
-        verifyOptions: { algorithms: ['HS256'], issuer: config.jwtIssuer, audience: config.jwtAudience },
-      }),
-    }),
+    JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
   controllers: [AuthController],
   providers: [
+    HotReads,
     AccountsRepository,
     SessionsRepository,
     PasswordHasher,

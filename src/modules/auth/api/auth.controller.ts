@@ -62,7 +62,7 @@ export class AuthController {
   @ApiOperation({ summary: 'The signed-in user and their workspace.' })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async me(@CurrentCaller() caller: Caller) {
-    const { user, workspace } = await this.auth.me(caller.userId);
+    const { user, workspace } = await this.auth.me(caller);
     return { user: userBody(user), workspace: workspaceBody(workspace) };
   }
 

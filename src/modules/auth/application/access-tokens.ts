@@ -1,7 +1,22 @@
+import { createSecretKey } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
+import { JwtService, type JwtModuleOptions } from '@nestjs/jwt';
 import { AppConfig } from '../../../config/index.js';
 import { isId } from '../../../core/index.js';
+
+/**
+ * HS256 both ways; the algorithm is pinned on verify, so `none` or an asymmetric algorithm is refused.
+ * The secret is handed over as a KeyObject: given a string, jsonwebtoken first tries to parse it as
+ * a public key on every verify, and that failed parse was the largest cost of an authenticated request.
+ */
+export function jwtOptions(config: AppConfig): JwtModuleOptions {
+  const claims = { issuer: config.jwtIssuer, audience: config.jwtAudience };
+  return {
+    secret: createSecretKey(Buffer.from(config.jwtSecret, 'utf8')),
+    signOptions: { algorithm: 'HS256', expiresIn: config.accessTokenTtlSeconds, ...claims },
+    verifyOptions: { algorithms: ['HS256'], ...claims },
+  };
+}
 
 export interface AccessClaims {
   userId: string;

@@ -12,6 +12,7 @@ import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { SessionsRepository } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
+import { JwtSessionAuthenticator } from './session-authenticator.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
 
 export interface Registration {
@@ -36,6 +37,7 @@ export class AuthService {
     private readonly accounts: AccountsRepository,
     private readonly sessions: SessionsRepository,
     private readonly sessionTokens: SessionsService,
+    private readonly authenticator: JwtSessionAuthenticator,
     private readonly hasher: PasswordHasher,
     private readonly billing: BillingFacade,
     private readonly limiter: RateLimiter,
@@ -116,8 +118,8 @@ export class AuthService {
     }
   }
 
-  async me(userId: string): Promise<{ user: User; workspace: Workspace }> {
-    const account = await this.accounts.findUserWithWorkspace(userId);
+  async me(caller: Caller): Promise<{ user: User; workspace: Workspace }> {
+    const account = this.authenticator.accountOf(caller) ?? (await this.accounts.findUserWithWorkspace(caller.userId));
     if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
     return account;
   }

@@ -3,30 +3,19 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { offsetOf, type Page, type PageRequest, type Plan, type Role } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import type { User, UserStatus, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
-
-interface UserRow {
-  id: string;
-  workspace_id: string;
-  email: string;
-  display_name: string;
-  status: UserStatus;
-  role: Role;
-  locale: string;
-  onboarding_step: string;
-  created_at: Date;
-}
-
-interface WorkspaceRow {
-  id: string;
-  name: string;
-  plan: Plan;
-  credits_balance: number;
-  created_at: Date;
-}
-
-const USER_COLUMNS = 'u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step, u.created_at';
-const WORKSPACE_COLUMNS = 'w.id, w.name, w.plan, w.credits_balance, w.created_at';
+import type { User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
+import {
+  ACCOUNT_COLUMNS,
+  toAccount,
+  toUser,
+  toWorkspace,
+  USER_COLUMNS,
+  WORKSPACE_COLUMNS,
+  type Account,
+  type AccountRow,
+  type UserRow,
+  type WorkspaceRow,
+} from './account-rows.js';
 
 export interface NewUser {
   id: string;
@@ -66,20 +55,12 @@ export class AccountsRepository {
     return rows[0] ? { ...toUser(rows[0]), passwordHash: rows[0].password_hash } : null;
   }
 
-  async findUserWithWorkspace(userId: string): Promise<{ user: User; workspace: Workspace } | null> {
-    const rows: Array<UserRow & { ws_name: string; ws_plan: Plan; ws_credits_balance: number; ws_created_at: Date }> =
-      await this.ds.query(
-        `SELECT ${USER_COLUMNS}, w.name AS ws_name, w.plan AS ws_plan,
-                w.credits_balance AS ws_credits_balance, w.created_at AS ws_created_at
-         FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.id = $1`,
-        [userId],
-      );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      user: toUser(r),
-      workspace: toWorkspace({ id: r.workspace_id, name: r.ws_name, plan: r.ws_plan, credits_balance: r.ws_credits_balance, created_at: r.ws_created_at }),
-    };
+  async findUserWithWorkspace(userId: string): Promise<Account | null> {
+    const rows = await this.ds.query<AccountRow[]>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.id = $1`,
+      [userId],
+    );
+    return rows[0] ? toAccount(rows[0]) : null;
   }
 
   async setRole(tx: Tx, userId: string, role: Role): Promise<void> {
@@ -108,14 +89,12 @@ export class AccountsRepository {
         SELECT email FROM users WHERE workspace_id = w.id ORDER BY created_at, id LIMIT 1
       ) owner ON true
       WHERE $1 = '%%' OR lower(owner.email) LIKE $1`;
-    const [rows, counted] = await Promise.all([
-      this.ds.query<Array<WorkspaceRow & { owner_email: string | null }>>(
-        `SELECT ${WORKSPACE_COLUMNS}, owner.email AS owner_email ${from}
-         ORDER BY w.created_at DESC, w.id DESC LIMIT $2 OFFSET $3`,
-        [pattern, req.pageSize, offsetOf(req)],
-      ),
-      this.ds.query<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, [pattern]),
-    ]);
+    const rows = await this.ds.query<Array<WorkspaceRow & { owner_email: string | null }>>(
+      `SELECT ${WORKSPACE_COLUMNS}, owner.email AS owner_email ${from}
+       ORDER BY w.created_at DESC, w.id DESC LIMIT $2 OFFSET $3`,
+      [pattern, req.pageSize, offsetOf(req)],
+    );
+    const counted = await this.ds.query<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, [pattern]);
     return {
       items: rows.map((r) => ({ ...toWorkspace(r), ownerEmail: r.owner_email })),
       page: req.page,
@@ -123,22 +102,4 @@ export class AccountsRepository {
       total: counted[0].total,
     };
   }
-}
-
-function toUser(r: UserRow): User {
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    email: r.email,
-    displayName: r.display_name,
-    status: r.status,
-    role: r.role,
-    locale: r.locale,
-    onboardingStep: r.onboarding_step,
-    createdAt: r.created_at,
-  };
-}
-
-function toWorkspace(r: WorkspaceRow): Workspace {
-  return { id: r.id, name: r.name, plan: r.plan, creditsBalance: r.credits_balance, createdAt: r.created_at };
 }

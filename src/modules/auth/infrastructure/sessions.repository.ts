@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Plan, Role } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
-
-/** The facts an access token's session resolves to on every request. */
-export interface SessionPrincipal {
-  userId: string;
-  workspaceId: string;
-  role: Role;
-  plan: Plan;
-}
+import { ACCOUNT_COLUMNS, toAccount, type Account, type AccountRow } from './account-rows.js';
+import { HotReads } from './hot-reads.js';
 
 export interface StoredRefreshToken extends RefreshTokenState {
   id: string;
@@ -22,7 +15,10 @@ export interface StoredRefreshToken extends RefreshTokenState {
 /** Sessions (one per sign-in) and their refresh-token family. */
 @Injectable()
 export class SessionsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly hot: HotReads,
+  ) {}
 
   async createSession(tx: Tx, s: { id: string; userId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {
     await tx.query('INSERT INTO sessions (id, user_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5)', [
@@ -43,18 +39,21 @@ export class SessionsRepository {
     ]);
   }
 
-  /** The hot path of every product request: one indexed query over session, user and workspace. */
-  async findLivePrincipal(sessionId: string, userId: string): Promise<SessionPrincipal | null> {
-    const rows: Array<{ workspace_id: string; role: Role; plan: Plan }> = await this.ds.query(
-      `SELECT u.workspace_id, u.role, w.plan
+  /**
+   * The hot path of every product request: one indexed query answers whether the session is still
+   * live (not revoked, not expired, user active) and reads the user and workspace it belongs to.
+   */
+  async findLiveAccount(sessionId: string, userId: string): Promise<Account | null> {
+    const rows = await this.hot.rows<AccountRow>(
+      'auth_live_session_account',
+      `SELECT ${ACCOUNT_COLUMNS}
        FROM sessions s
        JOIN users u ON u.id = s.user_id
        JOIN workspaces w ON w.id = u.workspace_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
       [sessionId, userId],
     );
-    const r = rows[0];
-    return r ? { userId, workspaceId: r.workspace_id, role: r.role, plan: r.plan } : null;
+    return rows[0] ? toAccount(rows[0]) : null;
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {

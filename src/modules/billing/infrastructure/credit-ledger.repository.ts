@@ -70,14 +70,15 @@ export class CreditLedgerRepository {
 
   /** Newest first. */
   async list(workspaceId: string, req: PageRequest): Promise<Page<LedgerEntry>> {
-    const [rows, counted] = await Promise.all([
-      this.ds.query<LedgerRow[]>(
-        `SELECT ${LEDGER_COLUMNS} FROM credit_ledger WHERE workspace_id = $1
-         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [workspaceId, req.pageSize, offsetOf(req)],
-      ),
-      this.ds.query<Array<{ total: number }>>('SELECT count(*)::int AS total FROM credit_ledger WHERE workspace_id = $1', [workspaceId]),
-    ]);
+    const rows = await this.ds.query<LedgerRow[]>(
+      `SELECT ${LEDGER_COLUMNS} FROM credit_ledger WHERE workspace_id = $1
+       ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [workspaceId, req.pageSize, offsetOf(req)],
+    );
+    const counted = await this.ds.query<Array<{ total: number }>>(
+      'SELECT count(*)::int AS total FROM credit_ledger WHERE workspace_id = $1',
+      [workspaceId],
+    );
     return { items: rows.map(toEntry), page: req.page, pageSize: req.pageSize, total: counted[0].total };
   }
 }

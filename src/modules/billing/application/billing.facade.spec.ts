@@ -1,0 +1,88 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import type { LedgerEntry } from '../domain/credits.js';
+import type { CreditLedgerRepository } from '../infrastructure/credit-ledger.repository.js';
+import { BillingFacade } from './billing.facade.js';
+
+/** An in-memory ledger with the repository's contract: a subtraction that cannot go below zero. */
+class FakeLedger {
+  readonly entries: Array<Omit<LedgerEntry, 'id' | 'createdAt'>> = [];
+  constructor(readonly balances: Map<string, number>) {}
+
+  async subtractIfCovered(_tx: Tx, id: string, amount: number) {
+    const b = this.balances.get(id);
+    if (b === undefined || b < amount) return null;
+    this.balances.set(id, b - amount);
+    return b - amount;
+  }
+  async add(_tx: Tx, id: string, amount: number) {
+    const b = this.balances.get(id);
+    if (b === undefined) return null;
+    this.balances.set(id, b + amount);
+    return b + amount;
+  }
+  async balance(id: string) {
+    return this.balances.get(id) ?? null;
+  }
+  async append(_tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt'>): Promise<LedgerEntry> {
+    this.entries.push(e);
+    return { ...e, id: `led_${this.entries.length}`, createdAt: new Date(0) };
+  }
+}
+
+const tx = {} as Tx;
+
+function setup(balance = 100) {
+  const ledger = new FakeLedger(new Map([['ws_a', balance]]));
+  return { ledger, billing: new BillingFacade(ledger as unknown as CreditLedgerRepository) };
+}
+
+async function errorOf(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe('BillingFacade', () => {
+  it('debits with a negative ledger entry carrying the new balance', async () => {
+    const { billing, ledger } = setup(100);
+    const moved = await billing.debit(tx, { workspaceId: 'ws_a', amount: 30, reason: 'image_generation', refType: 'job', refId: 'job_1' });
+    expect(moved.balance).toBe(70);
+    expect(ledger.entries).toEqual([
+      { workspaceId: 'ws_a', amount: -30, balanceAfter: 70, reason: 'image_generation', refType: 'job', refId: 'job_1' },
+    ]);
+  });
+
+  it('refuses a debit beyond the balance with the amounts, recording nothing', async () => {
+    const { billing, ledger } = setup(20);
+    const err = await errorOf(billing.debit(tx, { workspaceId: 'ws_a', amount: 29, reason: 'x' }));
+    expect(err.code).toBe('insufficient_credits');
+    expect(err.message).toBe('This needs 29 credits; the workspace has 20.');
+    expect(err.details).toEqual({ required: 29, balance: 20 });
+    expect(ledger.entries).toHaveLength(0);
+  });
+
+  it('credits with a positive entry', async () => {
+    const { billing, ledger } = setup(5);
+    expect((await billing.credit(tx, { workspaceId: 'ws_a', amount: 50, reason: 'refund' })).balance).toBe(55);
+    expect(ledger.entries[0]).toMatchObject({ amount: 50, balanceAfter: 55, refType: null, refId: null });
+  });
+
+  it('answers not_found for an unknown workspace', async () => {
+    const { billing } = setup();
+    expect((await errorOf(billing.debit(tx, { workspaceId: 'ws_b', amount: 1, reason: 'x' }))).code).toBe('not_found');
+    expect((await errorOf(billing.credit(tx, { workspaceId: 'ws_b', amount: 1, reason: 'x' }))).code).toBe('not_found');
+    expect((await errorOf(billing.balance('ws_b'))).code).toBe('not_found');
+  });
+
+  it.each([0, -5, 1.5, Number.NaN])('treats an amount of %p as a programming error', async (amount) => {
+    const { billing } = setup();
+    await expect(billing.debit(tx, { workspaceId: 'ws_a', amount, reason: 'x' })).rejects.toThrow(/positive whole number/);
+    await expect(billing.credit(tx, { workspaceId: 'ws_a', amount, reason: 'x' })).rejects.toThrow(/positive whole number/);
+  });
+});

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { api, grantCredits, loginAdmin, registerUser } from '../helpers/api.js';
+import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
+
+describe('billing', () => {
+  let backing: Backing;
+  let server: TestServer;
+  let admin: { Authorization: string };
+
+  beforeAll(async () => {
+    backing = await createBacking();
+    server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000' });
+    admin = await loginAdmin(server);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await backing?.cleanup();
+  });
+
+  describe('GET /billing/credits', () => {
+    it('answers the balance, plan and character limit', async () => {
+      const user = await registerUser(server);
+      const res = await api(server).get('/billing/credits').set(user.auth);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ balance: 50, plan: 'starter', character_limit: 3 });
+    });
+
+    it('answers 401 without a token and 401 session_required for an API key', async () => {
+      expect((await api(server).get('/billing/credits')).status).toBe(401);
+      const key = await api(server).get('/billing/credits').set('Authorization', 'Bearer psk_0123456789abcdef0123456789abcdef');
+      expect(key.status).toBe(401);
+      expect(key.body.code).toBe('session_required');
+    });
+  });
+
+  describe('GET /billing/ledger', () => {
+    it('lists the append-only entries newest first, with paging', async () => {
+      const user = await registerUser(server);
+      await grantCredits(server, admin, user.workspace.id, 25);
+      const res = await api(server).get('/billing/ledger').set(user.auth);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        entries: [
+          {
+            id: expect.stringMatching(/^led_[0-9A-Z]{26}$/),
+            amount: 25,
+            balance_after: 75,
+            reason: 'e2e grant',
+            ref_type: 'admin',
+            ref_id: expect.stringMatching(/^user_/),
+            created_at: expect.any(String),
+          },
+          {
+            id: expect.stringMatching(/^led_/),
+            amount: 50,
+            balance_after: 50,
+            reason: 'signup_grant',
+            ref_type: 'user',
+            ref_id: user.user.id,
+            created_at: expect.any(String),
+          },
+        ],
+        page: 1,
+        page_size: 20,
+        total: 2,
+      });
+      const second = await api(server).get('/billing/ledger?page=2&page_size=1').set(user.auth);
+      expect(second.status).toBe(200);
+      expect(second.body).toMatchObject({ page: 2, page_size: 1, total: 2, entries: [{ reason: 'signup_grant' }] });
+    });
+
+    it('shows only the caller\'s own workspace', async () => {
+      const a = await registerUser(server);
+      const b = await registerUser(server);
+      await grantCredits(server, admin, a.workspace.id, 7);
+      const res = await api(server).get('/billing/ledger').set(b.auth);
+      expect(res.body.total).toBe(1);
+      expect(res.body.entries[0].reason).toBe('signup_grant');
+    });
+
+    it.each([['page=0'], ['page_size=101'], ['page_size=abc'], ['sort=asc']])('answers 400 for %s', async (query) => {
+      const user = await registerUser(server);
+      const res = await api(server).get(`/billing/ledger?${query}`).set(user.auth);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+    });
+  });
+
+  describe('GET /public/credits', () => {
+    it('refuses a session token with 401 api_key_required', async () => {
+      const user = await registerUser(server);
+      const res = await api(server).get('/public/credits').set(user.auth);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('api_key_required');
+    });
+  });
+
+  describe('concurrent debits', () => {
+    it('never overspend: of 20 debits of 10 against 100 credits exactly 10 succeed', async () => {
+      const user = await registerUser(server);
+      await grantCredits(server, admin, user.workspace.id, 50);
+      expect((await api(server).get('/billing/credits').set(user.auth)).body.balance).toBe(100);
+
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          api(server).post(`/admin/workspaces/${user.workspace.id}/credits`).set(admin).send({ amount: -10, reason: 'concurrency' }),
+        ),
+      );
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 402)).toHaveLength(10);
+      for (const refused of results.filter((r) => r.status === 402)) {
+        expect(refused.body).toMatchObject({ code: 'insufficient_credits', details: { required: 10, balance: expect.any(Number) } });
+      }
+      const balances = results.filter((r) => r.status === 201).map((r) => r.body.workspace.credits_balance as number);
+      expect(balances.sort((x, y) => x - y)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+
+      const credits = await api(server).get('/billing/credits').set(user.auth);
+      expect(credits.body.balance).toBe(0);
+      const ledger = await api(server).get('/billing/ledger?page_size=100').set(user.auth);
+      const entries = ledger.body.entries as Array<{ amount: number; balance_after: number }>;
+      expect(ledger.body.total).toBe(12);
+      expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(0);
+      expect(entries[0].balance_after).toBe(0);
+      expect(entries.every((e) => e.balance_after >= 0)).toBe(true);
+    });
+  });
+});
