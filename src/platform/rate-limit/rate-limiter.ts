@@ -31,7 +31,8 @@ export class RateLimiter {
   ) {}
 
   async consumeWorkspace(workspaceId: string, plan: Plan, res: Response): Promise<void> {
-    const limit = Math.round((PLAN_LIMITS[plan].requestsPerMinute * this.config.rateLimitWindowSeconds) / 60);
+    const perMinute = PLAN_LIMITS[plan].requestsPerMinute * this.config.rateLimitMultiplier;
+    const limit = Math.round((perMinute * this.config.rateLimitWindowSeconds) / 60);
     await this.consume(`ws:${workspaceId}`, limit, this.config.rateLimitWindowSeconds, 'plan', res);
   }
 
