@@ -40,3 +40,19 @@ describe('AccessTokens', () => {
     expect(tokens.verify(token)).toBeNull();
   });
 });
+
+describe('AccessTokens, a token checked before', () => {
+  it('is still refused once it expires', () => {
+    const token = sign({}, { expiresIn: 60 });
+    const now = Date.now();
+    expect(tokens.verify(token, now)).toEqual({ userId, sessionId });
+    expect(tokens.verify(token, now + 30_000)).toEqual({ userId, sessionId });
+    expect(tokens.verify(token, now + 61_000)).toBeNull();
+  });
+
+  it('does not make a tampered copy acceptable', () => {
+    const token = sign({});
+    expect(tokens.verify(token)).not.toBeNull();
+    expect(tokens.verify(`${token.slice(0, -2)}xx`)).toBeNull();
+  });
+});

@@ -23,9 +23,20 @@ export interface AccessClaims {
   sessionId: string;
 }
 
+/** Verified tokens remembered at most; the oldest is forgotten first. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Short-lived HS256 JWTs naming the user (`sub`) and the session (`sid`) the request must still belong to. */
 @Injectable()
 export class AccessTokens {
+  /**
+   * Tokens whose signature and claims were already checked, with their expiry. A client sends the
+   * same token on every request until it expires, and the HMAC check was the largest part of the
+   * session check left in JavaScript. Only the outcome of checking this exact string is kept;
+   * expiry is checked on every use, and revocation is the session check's job, never this cache's.
+   */
+  private readonly verified = new Map<string, AccessClaims & { expiresAtMs: number }>();
+
   constructor(
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
@@ -40,14 +51,30 @@ export class AccessTokens {
   }
 
   /** Null for anything but an unexpired token of ours: signature, algorithm, issuer and audience checked. */
-  verify(token: string): AccessClaims | null {
-    let payload: { sub?: unknown; sid?: unknown };
+  verify(token: string, nowMs: number = Date.now()): AccessClaims | null {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.expiresAtMs > nowMs) return { userId: known.userId, sessionId: known.sessionId };
+      this.verified.delete(token);
+      return null;
+    }
+    let payload: { sub?: unknown; sid?: unknown; exp?: unknown };
     try {
       payload = this.jwt.verify(token);
     } catch {
       return null;
     }
-    if (!isId('user', payload.sub) || !isId('ses', payload.sid)) return null;
-    return { userId: payload.sub, sessionId: payload.sid };
+    if (!isId('user', payload.sub) || !isId('ses', payload.sid) || typeof payload.exp !== 'number') return null;
+    const claims = { userId: payload.sub, sessionId: payload.sid };
+    this.remember(token, { ...claims, expiresAtMs: payload.exp * 1000 });
+    return claims;
+  }
+
+  private remember(token: string, entry: AccessClaims & { expiresAtMs: number }): void {
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.verified.keys().next();
+      if (!oldest.done) this.verified.delete(oldest.value);
+    }
+    this.verified.set(token, entry);
   }
 }
