@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, grantCredits, loginAdmin, registerUser } from '../helpers/api.js';
+import { api, grantCredits, loginAdmin, registerUser, setPlan } from '../helpers/api.js';
 import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 
 describe('billing', () => {
@@ -87,6 +87,23 @@ describe('billing', () => {
   });
 
   describe('GET /public/credits', () => {
+    it("answers an API key's workspace balance and plan, with the credits:read scope only", async () => {
+      const user = await registerUser(server);
+      await setPlan(server, admin, user.workspace.id, 'agency');
+      await grantCredits(server, admin, user.workspace.id, 5);
+      const key = async (scopes: string[]) => {
+        const res = await api(server).post('/api-keys').set(user.auth).send({ name: `billing ${scopes.join(' ')}`, scopes });
+        expect(res.status).toBe(201);
+        return { Authorization: `Bearer ${res.body.key as string}` };
+      };
+      const res = await api(server).get('/public/credits').set(await key(['credits:read']));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ balance: 55, plan: 'agency' });
+      const noScope = await api(server).get('/public/credits').set(await key(['characters:read']));
+      expect(noScope.status).toBe(403);
+      expect(noScope.body.code).toBe('insufficient_scope');
+    });
+
     it('refuses a session token with 401 api_key_required', async () => {
       const user = await registerUser(server);
       const res = await api(server).get('/public/credits').set(user.auth);
