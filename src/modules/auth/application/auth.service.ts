@@ -6,7 +6,7 @@ import { AppError, newId, type Caller } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { BillingFacade } from '../../billing/index.js';
-import { workspaceNameFor, type User, type Workspace } from '../domain/accounts.js';
+import { workspaceNameFor, type Account, type User } from '../domain/accounts.js';
 import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
 import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
@@ -118,7 +118,7 @@ export class AuthService {
     }
   }
 
-  async me(caller: Caller): Promise<{ user: User; workspace: Workspace }> {
+  async me(caller: Caller): Promise<Account> {
     const account = this.authenticator.accountOf(caller) ?? (await this.accounts.findUserWithWorkspace(caller.userId));
     if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
     return account;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SCOPES, type Caller } from '../../../core/index.js';
 import { SessionAuthenticator } from '../../../platform/auth/index.js';
-import type { Account } from '../infrastructure/account-rows.js';
+import type { Account } from '../domain/accounts.js';
 import { SessionsRepository } from '../infrastructure/sessions.repository.js';
 import { AccessTokens } from './access-tokens.js';
 

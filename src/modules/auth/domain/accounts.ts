@@ -27,6 +27,12 @@ export interface WorkspaceWithOwner extends Workspace {
   ownerEmail: string | null;
 }
 
+/** A user with the workspace it belongs to. */
+export interface Account {
+  user: User;
+  workspace: Workspace;
+}
+
 export function workspaceNameFor(displayName: string): string {
   return `${displayName}'s workspace`;
 }

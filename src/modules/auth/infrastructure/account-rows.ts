@@ -1,5 +1,5 @@
 import type { Plan, Role } from '../../../core/index.js';
-import type { User, UserStatus, Workspace } from '../domain/accounts.js';
+import type { Account, User, UserStatus, Workspace } from '../domain/accounts.js';
 
 /** Column lists and row mappers shared by the queries that read users (`u`) and workspaces (`w`). */
 export interface UserRow {
@@ -28,11 +28,6 @@ export interface AccountRow extends UserRow {
   ws_plan: Plan;
   ws_credits_balance: number;
   ws_created_at: Date;
-}
-
-export interface Account {
-  user: User;
-  workspace: Workspace;
 }
 
 export const USER_COLUMNS = 'u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step, u.created_at';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { offsetOf, type Page, type PageRequest, type Plan, type Role } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import type { User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
+import type { Account, User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
 import {
   ACCOUNT_COLUMNS,
   toAccount,
@@ -11,7 +11,6 @@ import {
   toWorkspace,
   USER_COLUMNS,
   WORKSPACE_COLUMNS,
-  type Account,
   type AccountRow,
   type UserRow,
   type WorkspaceRow,

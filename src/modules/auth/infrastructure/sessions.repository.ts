@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../../../platform/database/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
-import { ACCOUNT_COLUMNS, toAccount, type Account, type AccountRow } from './account-rows.js';
+import type { Account } from '../domain/accounts.js';
+import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './account-rows.js';
 import { HotReads } from './hot-reads.js';
 
 export interface StoredRefreshToken extends RefreshTokenState {
