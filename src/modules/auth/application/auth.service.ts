@@ -10,7 +10,7 @@ import { workspaceNameFor, type Account, type User } from '../domain/accounts.js
 import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
 import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
-import { SessionsRepository } from '../infrastructure/sessions.repository.js';
+import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
 import { JwtSessionAuthenticator } from './session-authenticator.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
@@ -94,12 +94,7 @@ export class AuthService {
     const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
     const decision = decideRefresh(stored, new Date());
     if (decision === 'invalid' || !stored) throw invalidRefreshToken();
-    const tokens =
-      decision === 'rotate'
-        ? await inTransaction(this.ds, async (tx) =>
-            (await this.sessions.markRotated(tx, stored.id)) ? this.sessionTokens.continue(tx, stored.userId, stored.sessionId) : null,
-          )
-        : null;
+    const tokens = decision === 'rotate' ? await this.rotate(stored) : null;
     if (!tokens) {
       await this.sessions.revokeSession(stored.sessionId, 'refresh_token_reused');
       throw new AppError('refresh_token_reused', 'This refresh token was already used; the session has been ended.');
@@ -107,6 +102,13 @@ export class AuthService {
     const account = await this.accounts.findUserWithWorkspace(stored.userId);
     if (!account) throw invalidRefreshToken();
     return { user: account.user, ...tokens };
+  }
+
+  /** A new pair, or null when a concurrent presentation of the same token rotated it first (a reuse). */
+  private rotate(stored: StoredRefreshToken): Promise<TokenPair | null> {
+    return inTransaction(this.ds, async (tx) =>
+      (await this.sessions.markRotated(tx, stored.id)) ? this.sessionTokens.continue(tx, stored.userId, stored.sessionId) : null,
+    );
   }
 
   /** Ends the caller's session, and the session of `refreshToken` too when it is the caller's own. */
