@@ -78,6 +78,39 @@ function secret(env: Env, name: string, production: boolean, dataDir: string, mi
 
 export type StorageDriver = 'local' | 's3';
 
+/** Credit prices of paid actions (contract §3); each is configurable. */
+export interface CreditPrices {
+  imagePerImage: number;
+  captionVariants: number;
+  weekPlanPerItem: number;
+  videoPerSecond: number;
+  talkingHeadPreview: number;
+  talkingHeadPerSecond: number;
+  talkingHeadMinSeconds: number;
+  motionTransferPerFiveSeconds: number;
+  voiceClone: number;
+  voicePreview: number;
+  voicePer100Chars: number;
+  lora: number;
+}
+
+export interface ProviderSettings {
+  /** `local` renders offline; `replicate` speaks Replicate's predictions API at `replicateUrl`. */
+  media: 'local' | 'replicate';
+  replicateUrl: string;
+  replicateToken?: string;
+  replicateImageModel: string;
+  replicateVideoModel: string;
+  replicateMotionModel: string;
+  /** `local` writes from templates; `openai` speaks the chat completions API at `openaiUrl`. */
+  text: 'local' | 'openai';
+  openaiUrl: string;
+  openaiKey?: string;
+  openaiModel: string;
+  timeoutMs: number;
+  maxDownloadBytes: number;
+}
+
 /** The one typed, validated configuration. Nothing else reads process.env. */
 export class AppConfig {
   readonly nodeEnv: string;
@@ -114,6 +147,13 @@ export class AppConfig {
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly signupCredits: number;
+  readonly prices: CreditPrices;
+  readonly providers: ProviderSettings;
+  /**
+   * Hosts that user-supplied URLs may reach although they resolve to private or loopback
+   * addresses. Empty in production; tests list their loopback fakes here.
+   */
+  readonly outboundAllowHosts: string[];
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -168,6 +208,42 @@ export class AppConfig {
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);
     this.signupCredits = int(env, 'SIGNUP_CREDITS', 50, 0, 1_000_000);
+    const price = (name: string, fallback: number) => int(env, `PRICE_${name}`, fallback, 0, 1_000_000);
+    this.prices = {
+      imagePerImage: price('IMAGE', 3),
+      captionVariants: price('CAPTION_VARIANTS', 1),
+      weekPlanPerItem: price('WEEK_PLAN_ITEM', 1),
+      videoPerSecond: price('VIDEO_SECOND', 1),
+      talkingHeadPreview: price('TALKING_HEAD_PREVIEW', 2),
+      talkingHeadPerSecond: price('TALKING_HEAD_SECOND', 1),
+      talkingHeadMinSeconds: price('TALKING_HEAD_MIN_SECONDS', 5),
+      motionTransferPerFiveSeconds: price('MOTION_TRANSFER_5S', 10),
+      voiceClone: price('VOICE_CLONE', 50),
+      voicePreview: price('VOICE_PREVIEW', 1),
+      voicePer100Chars: price('VOICE_100_CHARS', 1),
+      lora: price('LORA', 500),
+    };
+    this.providers = {
+      media: oneOf(env, 'MEDIA_PROVIDER', 'local', ['local', 'replicate'] as const),
+      replicateUrl: url(env, 'REPLICATE_API_URL', 'https://api.replicate.com', ['http:', 'https:'])!,
+      replicateToken: optional(env, 'REPLICATE_API_TOKEN'),
+      replicateImageModel: str(env, 'REPLICATE_IMAGE_MODEL', 'black-forest-labs/flux-dev'),
+      replicateVideoModel: str(env, 'REPLICATE_VIDEO_MODEL', 'minimax/video-01'),
+      replicateMotionModel: str(env, 'REPLICATE_MOTION_MODEL', 'kwaivgi/kling-v1.6-pro'),
+      text: oneOf(env, 'TEXT_PROVIDER', 'local', ['local', 'openai'] as const),
+      openaiUrl: url(env, 'OPENAI_BASE_URL', 'https://api.openai.com/v1', ['http:', 'https:'])!,
+      openaiKey: optional(env, 'OPENAI_API_KEY'),
+      openaiModel: str(env, 'OPENAI_MODEL', 'gpt-4o-mini'),
+      timeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      maxDownloadBytes: int(env, 'PROVIDER_MAX_DOWNLOAD_BYTES', 200 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    };
+    if (this.providers.media === 'replicate' && !this.providers.replicateToken) {
+      throw new ConfigError('REPLICATE_API_TOKEN is required when MEDIA_PROVIDER=replicate');
+    }
+    if (this.providers.text === 'openai' && !this.providers.openaiKey) {
+      throw new ConfigError('OPENAI_API_KEY is required when TEXT_PROVIDER=openai');
+    }
+    this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   }
 
   /** Reads the process environment; the only place that does. */

@@ -1,0 +1,4 @@
+export * from './media.js';
+export * from './image-generator.js';
+export * from './text-generator.js';
+export * from './video-generator.js';
