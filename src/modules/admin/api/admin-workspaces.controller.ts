@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { workspaceBody } from '../../auth/index.js';
 import { ledgerEntryBody } from '../../billing/index.js';
 import { AdminWorkspacesService } from '../application/admin-workspaces.service.js';
-import { AdjustCreditsDto, SetPlanDto, WorkspaceSearchQuery } from './dto/admin.dto.js';
+import { AdjustCreditsDto, AdminWorkspacePage, CreditAdjustmentView, SetPlanDto, WorkspaceEnvelope, WorkspaceSearchQuery } from './dto/admin.dto.js';
 
 const WorkspaceId = new IdParam('ws', 'Workspace');
 
@@ -19,6 +19,7 @@ export class AdminWorkspacesController {
 
   @Get()
   @ApiOperation({ summary: "Find workspaces by their owner's email." })
+  @ApiOkResponse({ type: AdminWorkspacePage })
   async search(@Query() query: WorkspaceSearchQuery) {
     const page = await this.admin.search(query.email, query.page, query.page_size);
     return {
@@ -32,6 +33,7 @@ export class AdminWorkspacesController {
   @Patch(':id')
   @ApiOperation({ summary: "Change a workspace's plan." })
   @ApiErrors('not_found')
+  @ApiOkResponse({ type: WorkspaceEnvelope })
   async setPlan(@Param('id', WorkspaceId) id: string, @Body() dto: SetPlanDto) {
     return { workspace: workspaceBody(await this.admin.setPlan(id, dto.plan)) };
   }
@@ -39,6 +41,7 @@ export class AdminWorkspacesController {
   @Post(':id/credits')
   @ApiOperation({ summary: 'Grant (positive) or take (negative) credits, with a reason kept in the ledger.' })
   @ApiErrors('not_found', 'insufficient_credits')
+  @ApiCreatedResponse({ type: CreditAdjustmentView })
   async adjustCredits(@Param('id', WorkspaceId) id: string, @Body() dto: AdjustCreditsDto, @CurrentCaller() caller: Caller) {
     const { workspace, entry } = await this.admin.adjustCredits({ workspaceId: id, amount: dto.amount, reason: dto.reason, adminUserId: caller.userId });
     return { workspace: workspaceBody(workspace), entry: ledgerEntryBody(entry) };

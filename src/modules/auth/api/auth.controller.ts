@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
@@ -7,7 +7,7 @@ import { ApiErrors } from '../../../platform/http/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuthService } from '../application/auth.service.js';
 import type { ClientInfo } from '../application/sessions.service.js';
-import { signedInBody, userBody, workspaceBody } from './dto/account.views.js';
+import { MeView, SignedInView, signedInBody, userBody, workspaceBody } from './dto/account.views.js';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from './dto/auth.dto.js';
 
 function clientOf(req: Request): ClientInfo {
@@ -26,6 +26,7 @@ export class AuthController {
   @Open({ authLimit: true })
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and its Starter workspace with the signup credits; signs in.' })
+  @ApiCreatedResponse({ type: SignedInView })
   @ApiErrors('email_taken', 'rate_limited')
   async register(@Body() dto: RegisterDto, @Req() req: Request) {
     const signedIn = await this.auth.register(
@@ -40,6 +41,7 @@ export class AuthController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Sign in with email and password.' })
+  @ApiOkResponse({ type: SignedInView })
   @ApiErrors('invalid_credentials', 'rate_limited')
   async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     // Per-email failure limit; checked here because a refusal carries Retry-After.
@@ -52,6 +54,7 @@ export class AuthController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Trade a refresh token for a new token pair; a reused token ends its session.' })
+  @ApiOkResponse({ type: SignedInView })
   @ApiErrors('invalid_refresh_token', 'refresh_token_reused', 'rate_limited')
   async refresh(@Body() dto: RefreshDto) {
     return signedInBody(await this.auth.refresh(dto.refresh_token));
@@ -60,6 +63,7 @@ export class AuthController {
   @Get('me')
   @Product()
   @ApiOperation({ summary: 'The signed-in user and their workspace.' })
+  @ApiOkResponse({ type: MeView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async me(@CurrentCaller() caller: Caller) {
     const { user, workspace } = await this.auth.me(caller);
@@ -70,6 +74,7 @@ export class AuthController {
   @Product()
   @HttpCode(204)
   @ApiOperation({ summary: 'End the session: its access and refresh tokens stop working at once.' })
+  @ApiNoContentResponse({ description: 'Signed out.' })
   @ApiErrors('unauthorized', 'session_required')
   async logout(@CurrentCaller() caller: Caller, @Body() dto: LogoutDto): Promise<void> {
     await this.auth.logout(caller, dto.refresh_token);

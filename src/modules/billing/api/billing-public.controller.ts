@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
+import { CreditsView } from './dto/ledger-entry.view.js';
 import { BillingService } from '../application/billing.service.js';
 
 @ApiTags('public')
@@ -14,6 +15,7 @@ export class BillingPublicController {
   @PublicApi('credits:read')
   @ApiOperation({ summary: "Credit check for an API key's workspace." })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'rate_limited')
+  @ApiOkResponse({ type: CreditsView })
   async credits(@CurrentCaller() caller: Caller) {
     const s = await this.billing.summary(caller.workspaceId, caller.plan);
     return { balance: s.balance, plan: s.plan };

@@ -2,6 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, NotEquals } from 'class-validator';
 import { PLANS, type Plan } from '../../../../core/index.js';
 import { PageQueryDto, Trim } from '../../../../platform/http/index.js';
+import { WorkspaceView } from '../../../auth/index.js';
+import { LedgerEntryView } from '../../../billing/index.js';
 
 export class WorkspaceSearchQuery extends PageQueryDto {
   @ApiPropertyOptional({ description: "Text contained in the owner's email (case-insensitive)." })
@@ -33,4 +35,23 @@ export class AdjustCreditsDto {
   @IsString()
   @Length(1, 200)
   reason!: string;
+}
+
+export class AdminWorkspaceView extends WorkspaceView {
+  @ApiProperty() owner_email!: string;
+}
+
+export class AdminWorkspacePage {
+  @ApiProperty({ type: [AdminWorkspaceView] }) workspaces!: AdminWorkspaceView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+export class WorkspaceEnvelope {
+  @ApiProperty({ type: WorkspaceView }) workspace!: WorkspaceView;
+}
+
+export class CreditAdjustmentView extends WorkspaceEnvelope {
+  @ApiProperty({ type: LedgerEntryView }) entry!: LedgerEntryView;
 }

@@ -1,4 +1,5 @@
-import { PLAN_LIMITS } from '../../../../core/index.js';
+import { ApiProperty } from '@nestjs/swagger';
+import { PLAN_LIMITS, PLANS } from '../../../../core/index.js';
 import type { User, Workspace } from '../../domain/accounts.js';
 import type { SignedIn } from '../../application/auth.service.js';
 
@@ -35,4 +36,38 @@ export function signedInBody(s: SignedIn) {
     token_type: 'Bearer' as const,
     expires_in: s.expiresIn,
   };
+}
+
+/** OpenAPI shapes of the bodies above. */
+export class UserView {
+  @ApiProperty({ example: 'user_01J0000000000000000000000' }) id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ enum: ['active', 'disabled'] }) status!: string;
+  @ApiProperty({ enum: ['user', 'admin'] }) role!: string;
+  @ApiProperty({ example: 'en' }) locale!: string;
+  @ApiProperty({ example: 'welcome' }) onboarding_step!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class WorkspaceView {
+  @ApiProperty({ example: 'ws_01J0000000000000000000000' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: PLANS }) plan!: string;
+  @ApiProperty() credits_balance!: number;
+  @ApiProperty() character_limit!: number;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class SignedInView {
+  @ApiProperty({ type: UserView }) user!: UserView;
+  @ApiProperty() access_token!: string;
+  @ApiProperty() refresh_token!: string;
+  @ApiProperty({ enum: ['Bearer'] }) token_type!: string;
+  @ApiProperty({ example: 3600 }) expires_in!: number;
+}
+
+export class MeView {
+  @ApiProperty({ type: UserView }) user!: UserView;
+  @ApiProperty({ type: WorkspaceView }) workspace!: WorkspaceView;
 }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { LedgerEntry } from '../../domain/credits.js';
 
 /** The wire shape of a ledger entry (contract §3). */
@@ -11,4 +12,27 @@ export function ledgerEntryBody(e: LedgerEntry) {
     ref_id: e.refId,
     created_at: e.createdAt.toISOString(),
   };
+}
+
+export class LedgerEntryView {
+  @ApiProperty({ example: 'led_01J0000000000000000000000' }) id!: string;
+  @ApiProperty({ description: 'Positive for grants and refunds, negative for debits.' }) amount!: number;
+  @ApiProperty() balance_after!: number;
+  @ApiProperty({ example: 'signup_grant' }) reason!: string;
+  @ApiProperty({ nullable: true, type: String }) ref_type!: string | null;
+  @ApiProperty({ nullable: true, type: String }) ref_id!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class LedgerPageView {
+  @ApiProperty({ type: [LedgerEntryView] }) entries!: LedgerEntryView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+export class CreditsView {
+  @ApiProperty() balance!: number;
+  @ApiProperty({ enum: ['starter', 'pro', 'agency'] }) plan!: string;
+  @ApiProperty({ required: false, description: 'Product route only.' }) character_limit?: number;
 }
