@@ -13,7 +13,6 @@ import { PasswordHasher } from './application/password-hasher.js';
 import { JwtSessionAuthenticator } from './application/session-authenticator.js';
 import { SessionsService } from './application/sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
-import { HotReads } from './infrastructure/hot-reads.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session authenticator the global guard uses. */
@@ -24,7 +23,6 @@ import { SessionsRepository } from './infrastructure/sessions.repository.js';
   ],
   controllers: [AuthController],
   providers: [
-    HotReads,
     AccountsRepository,
     SessionsRepository,
     PasswordHasher,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../config/index.js';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import { PreparedReads } from './prepared-reads.js';
 
 let embedded: EmbeddedPostgres | undefined;
 
@@ -47,6 +48,8 @@ export function dataSourceOptions(config: AppConfig, url: string) {
       }),
     }),
   ],
+  providers: [PreparedReads],
+  exports: [PreparedReads],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {

@@ -1,2 +1,3 @@
 export * from './database.module.js';
 export * from './transactions.js';
+export * from './prepared-reads.js';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import type { Plan, Role } from '../../../core/index.js';
+import { PreparedReads } from '../../../platform/database/index.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 /** What authentication needs about a live key, its workspace and its creator. */
@@ -39,7 +40,10 @@ const HOLDER_BY_HASH = `
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectRepository(ApiKeyEntity) private readonly rows: Repository<ApiKeyEntity>) {}
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly rows: Repository<ApiKeyEntity>,
+    private readonly prepared: PreparedReads,
+  ) {}
 
   async insert(key: ApiKeyEntity): Promise<void> {
     await this.rows.insert(key);
@@ -68,7 +72,7 @@ export class ApiKeysRepository {
    * revoked and expired keys and disabled creators in the same query.
    */
   async findHolderByHash(keyHash: string): Promise<KeyHolder | null> {
-    const rows: KeyHolderRow[] = await this.rows.query(HOLDER_BY_HASH, [keyHash]);
+    const rows = await this.prepared.rows<KeyHolderRow>('api_key_holder', HOLDER_BY_HASH, [keyHash]);
     const row = rows[0];
     if (!row) return null;
     return {

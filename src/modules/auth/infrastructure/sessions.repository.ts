@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Tx } from '../../../platform/database/index.js';
+import { PreparedReads, type Tx } from '../../../platform/database/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
 import type { Account } from '../domain/accounts.js';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './account-rows.js';
-import { HotReads } from './hot-reads.js';
 
 export interface StoredRefreshToken extends RefreshTokenState {
   id: string;
@@ -18,7 +17,7 @@ export interface StoredRefreshToken extends RefreshTokenState {
 export class SessionsRepository {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly hot: HotReads,
+    private readonly hot: PreparedReads,
   ) {}
 
   async createSession(tx: Tx, s: { id: string; userId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {

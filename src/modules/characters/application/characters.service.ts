@@ -32,7 +32,7 @@ export class CharactersService {
   }
 
   list(workspaceId: string, page: PageRequest): Promise<Page<Character>> {
-    return this.characters.list(this.ds.manager, workspaceId, page);
+    return this.characters.list(workspaceId, page);
   }
 
   async get(workspaceId: string, id: string): Promise<Character> {

@@ -1,20 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppConfig } from '../../../config/index.js';
+import { AppConfig } from '../../config/index.js';
 
 interface PgPool {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
- * Reads made on every authenticated request. They go straight to the driver's pool as named
+ * Hot reads (every authenticated request, list pages). They go straight to the driver's pool as named
  * prepared statements, so PostgreSQL plans them once per connection instead of on every request
  * (planning the join costs several times its execution). PGlite serves every connection from one
  * backend session, where per-connection statement names would collide, so there they run unnamed.
  */
 @Injectable()
-export class HotReads {
+export class PreparedReads {
   private readonly named: boolean;
 
   constructor(
