@@ -4,6 +4,7 @@ import { AppConfig, ConfigModule } from './config/index.js';
 import { AccessGuard } from './platform/auth/index.js';
 import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
+import { OutboundModule } from './platform/outbound/index.js';
 import { QueueModule } from './platform/queue/queue.module.js';
 import { RateLimitModule } from './platform/rate-limit/index.js';
 import { RealtimeModule } from './platform/realtime/realtime.module.js';
@@ -14,6 +15,9 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { CharactersModule } from './modules/characters/characters.module.js';
+import { ContentModule } from './modules/content/content.module.js';
+import { MotionTransferModule } from './modules/motion-transfer/index.js';
+import { MarketplaceModule } from './modules/marketplace/index.js';
 
 export type ProcessRole = 'api' | 'worker';
 
@@ -31,11 +35,15 @@ export class AppModule {
         QueueModule.forRoot(role),
         RealtimeModule.forRoot(role),
         StorageModule,
+        OutboundModule,
         HealthModule,
         AuthModule,
         ApiKeysModule,
         BillingModule,
         CharactersModule,
+        ContentModule,
+        MotionTransferModule,
+        MarketplaceModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

@@ -15,6 +15,41 @@ export interface CloneRequest {
   rename?: (name: string) => string;
 }
 
+/** An uploaded reference image of a template: where its bytes are, and what the copy needs. */
+export interface TemplateImage {
+  url: string;
+  storageKey: string;
+  type: ReferenceImage['type'];
+  contentType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  embedding: number[] | null;
+}
+
+/**
+ * A character frozen as plain data (e.g. a marketplace listing's template): what a copy is made
+ * from, independent of the original, which may later change or be deleted.
+ */
+export interface CharacterTemplate {
+  name: string;
+  niche: string;
+  appearance: Character['appearance'];
+  identity: Character['identity'];
+  personality: Character['personality'];
+  style: Character['style'];
+  settings: Character['settings'];
+  autopilot: boolean;
+  talkingHeadEnabled: boolean;
+  timezone: string | null;
+  /** The character's image URL list: external URLs and the URLs of `images`. */
+  referenceImages: string[];
+  images: TemplateImage[];
+  faceEmbedding: number[] | null;
+}
+
+type ImageToCopy = Omit<ReferenceImage, 'id' | 'characterId' | 'workspaceId' | 'createdAt'> & { embedding: number[] | null };
+
 /**
  * Copies a character, with its reference images (bytes included, so the copy outlives the
  * original), into a workspace: fresh counters, no LoRA, not default. Used by duplicate and by
@@ -69,7 +104,62 @@ export class CharacterCloner {
     }
   }
 
-  private async copyImages(images: Array<ReferenceImage & { embedding: number[] | null }>, characterId: string, workspaceId: string, now: Date, copiedKeys: string[]) {
+  /** The character as a template, or null when it does not exist in `workspaceId`. */
+  async snapshot(tx: Tx, workspaceId: string, id: string): Promise<CharacterTemplate | null> {
+    const source = await this.characters.find(tx, workspaceId, id);
+    if (!source) return null;
+    const faceEmbedding = await this.characters.faceEmbedding(tx, workspaceId, id);
+    const images = await this.images.listWithEmbeddings(tx, workspaceId, id);
+    return {
+      name: source.name,
+      niche: source.niche,
+      appearance: { ...source.appearance },
+      identity: { ...source.identity },
+      personality: { ...source.personality },
+      style: { ...source.style },
+      settings: { ...source.settings },
+      autopilot: source.autopilot,
+      talkingHeadEnabled: source.talkingHeadEnabled,
+      timezone: source.timezone,
+      referenceImages: [...source.referenceImages],
+      images: images.map((i) => ({
+        url: i.url,
+        storageKey: i.storageKey,
+        type: i.type,
+        contentType: i.contentType,
+        sizeBytes: i.sizeBytes,
+        width: i.width,
+        height: i.height,
+        embedding: i.embedding,
+      })),
+      faceEmbedding,
+    };
+  }
+
+  /**
+   * A new character in `targetWorkspaceId` made from a template, inside `tx`: checks the plan limit
+   * (403), copies the template's image bytes to the new character's own keys (a template whose
+   * bytes are gone loses those URLs), fresh counters, no LoRA, not default.
+   */
+  async createFromTemplate(tx: Tx, targetWorkspaceId: string, template: CharacterTemplate): Promise<Character> {
+    await this.quota.reserve(tx, targetWorkspaceId);
+    const now = new Date();
+    const id = newId('char');
+    const copiedKeys: string[] = [];
+    try {
+      const copies = await this.copyImages(template.images, id, targetWorkspaceId, now, copiedKeys);
+      const urlMap = new Map(copies.map((c) => [c.from, c.image.url]));
+      const character = characterFromTemplate(template, { id, workspaceId: targetWorkspaceId, now, urlMap });
+      await this.characters.insert(tx, character, template.faceEmbedding);
+      for (const c of copies) await this.images.insert(tx, c.image, c.embedding);
+      return character;
+    } catch (err) {
+      await this.removeQuietly(copiedKeys);
+      throw err;
+    }
+  }
+
+  private async copyImages(images: ImageToCopy[], characterId: string, workspaceId: string, now: Date, copiedKeys: string[]) {
     const copies: Array<{ from: string; image: ReferenceImage; embedding: number[] | null }> = [];
     for (const { embedding, ...img } of images) {
       const refId = newId('ref');
@@ -90,4 +180,33 @@ export class CharacterCloner {
       await this.storage.delete(key).catch((err: unknown) => this.logger.warn({ msg: 'could not remove stored object', key, err: String(err) }));
     }
   }
+}
+
+/** The new character's fields from a template; uploaded URLs point at their copies, lost ones are dropped. */
+function characterFromTemplate(t: CharacterTemplate, at: { id: string; workspaceId: string; now: Date; urlMap: Map<string, string> }): Character {
+  const uploaded = new Set(t.images.map((i) => i.url));
+  return {
+    id: at.id,
+    workspaceId: at.workspaceId,
+    name: t.name,
+    niche: t.niche,
+    appearance: { ...t.appearance },
+    identity: { ...t.identity },
+    personality: { ...t.personality },
+    style: { ...t.style },
+    settings: { ...t.settings },
+    referenceImages: t.referenceImages.flatMap((u) => (at.urlMap.has(u) ? [at.urlMap.get(u)!] : uploaded.has(u) ? [] : [u])),
+    talkingHeadEnabled: t.talkingHeadEnabled,
+    autopilot: t.autopilot,
+    faceConsistencyTier: 'ip_adapter',
+    loraTrainingStatus: 'none',
+    contentCount: 0,
+    followerCount: 0,
+    lastPostDate: null,
+    isDefault: false,
+    timezone: t.timezone,
+    faceEmbeddingUpdatedAt: t.faceEmbedding ? at.now : null,
+    createdAt: at.now,
+    updatedAt: at.now,
+  };
 }

@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../../core/index.js';
+import { AppError, PLAN_LIMITS, type Plan } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { Character } from '../domain/character.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
-import { CharacterCloner } from './character-cloner.js';
+import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
+
+export interface PrimaryReferenceImage {
+  url: string;
+  storageKey: string;
+  contentType: string;
+}
+import { CharacterCloner, type CharacterTemplate } from './character-cloner.js';
 import { CharacterLifecycle, type CharacterDeletionHook } from './character-lifecycle.js';
 
 /**
@@ -19,6 +26,7 @@ export class CharactersFacade {
     private readonly characters: CharacterRepository,
     private readonly cloner: CharacterCloner,
     private readonly lifecycle: CharacterLifecycle,
+    private readonly images: ReferenceImageRepository,
   ) {}
 
   /** The character, or 404 `not_found` when it does not exist or belongs to another workspace. */
@@ -30,6 +38,15 @@ export class CharactersFacade {
 
   find(workspaceId: string, id: string, tx?: Tx): Promise<Character | null> {
     return this.characters.find(tx ?? this.ds.manager, workspaceId, id);
+  }
+
+  /**
+   * The uploaded primary reference image (what image-to-image, video and motion transfer start
+   * from), or null when the character has none. Another workspace's character answers null.
+   */
+  async primaryReferenceImage(workspaceId: string, characterId: string, tx?: Tx): Promise<PrimaryReferenceImage | null> {
+    const image = await this.images.findPrimary(tx ?? this.ds.manager, workspaceId, characterId);
+    return image ? { url: image.url, storageKey: image.storageKey, contentType: image.contentType } : null;
   }
 
   /** Like `get`, and locks the row until `tx` ends (e.g. while changing its LoRA status). */
@@ -48,6 +65,36 @@ export class CharactersFacade {
   cloneInto(tx: Tx, req: { sourceWorkspaceId: string; sourceCharacterId: string; targetWorkspaceId: string; name?: string }): Promise<Character> {
     const { name, ...rest } = req;
     return this.cloner.clone(tx, { ...rest, rename: name === undefined ? undefined : () => name });
+  }
+
+  /**
+   * The character frozen as a plain template (profile, image URLs, the storage keys of its uploads
+   * and their embeddings), or 404 when it does not exist in `workspaceId`. The template keeps
+   * pointing at the character's stored bytes: copy them if the template must outlive it.
+   */
+  async snapshot(workspaceId: string, id: string, tx?: Tx): Promise<CharacterTemplate> {
+    const template = await this.cloner.snapshot(tx ?? this.ds.manager, workspaceId, id);
+    if (!template) throw AppError.notFound('Character');
+    return template;
+  }
+
+  /**
+   * A new character in `targetWorkspaceId` from a template, inside `tx`: checks the target's plan
+   * limit (403 `character_limit_reached`) and copies the template's image bytes to new keys.
+   * Bytes copied before a later rollback of `tx` are left behind unreferenced.
+   */
+  createFromTemplate(tx: Tx, targetWorkspaceId: string, template: CharacterTemplate): Promise<Character> {
+    return this.cloner.createFromTemplate(tx, targetWorkspaceId, template);
+  }
+
+  /**
+   * The workspace's plan limit and character count, read after locking the workspace row until
+   * `tx` ends, so a check made on them holds until the transaction adds its character.
+   */
+  async characterRoom(tx: Tx, workspaceId: string): Promise<{ plan: Plan; limit: number; count: number }> {
+    const plan = await this.characters.lockWorkspacePlan(tx, workspaceId);
+    if (!plan) throw AppError.notFound('Workspace');
+    return { plan, limit: PLAN_LIMITS[plan].characterLimit, count: await this.characters.count(tx, workspaceId) };
   }
 
   /** Sets fields other contexts own the truth of (LoRA training status, consistency tier). */

@@ -20,6 +20,15 @@ export class ReferenceImageRepository {
     return rows.map(toReferenceImage);
   }
 
+  /** The character's primary uploaded image (the newest, should several ever be marked primary). */
+  async findPrimary(m: Tx, workspaceId: string, characterId: string): Promise<ReferenceImage | null> {
+    const row = await m.getRepository(ReferenceImageEntity).findOne({
+      where: { workspaceId, characterId, type: 'primary' },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return row ? toReferenceImage(row) : null;
+  }
+
   /** Each image with its embedding, or null where none is computed yet. */
   async listWithEmbeddings(m: Tx, workspaceId: string, characterId: string): Promise<Array<ReferenceImage & { embedding: number[] | null }>> {
     const rows = await m.getRepository(ReferenceImageEntity).find({

@@ -7,6 +7,8 @@ export interface CaptionDraft {
   caption: string;
   hashtags: string[];
   cta: string;
+  /** The language tag the text was asked in; kept even when an adapter fell back to English. */
+  language?: string;
 }
 
 export interface CaptionRequest {

@@ -1,0 +1,44 @@
+import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors } from '../../../platform/http/index.js';
+import { ContentEditingService } from '../application/content-editing.service.js';
+import { ContentId } from './content.controller.js';
+import { ItemAndVariantsDoc, VariantsDoc } from './dto/content-item.body.js';
+import { CreateVariantsDto } from './dto/edit.dto.js';
+import { IndexParam } from './dto/validators.js';
+
+/** Caption variants of an item: written on demand, one selected; locked once published. */
+@ApiTags('content')
+@Controller('content/:id/variants')
+export class ContentVariantsController {
+  constructor(private readonly editing: ContentEditingService) {}
+
+  @Post()
+  @Product()
+  @ApiOperation({ summary: 'Write 2 or 3 caption variants (replacing the previous set). Charged once per request.' })
+  @ApiCreatedResponse({ type: VariantsDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked', 'insufficient_credits', 'upstream_failed')
+  async create(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Body() dto: CreateVariantsDto) {
+    return { variants: await this.editing.createVariants(caller.workspaceId, id, dto.count) };
+  }
+
+  @Get()
+  @Product()
+  @ApiOperation({ summary: 'The item’s caption variants.' })
+  @ApiOkResponse({ type: VariantsDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found')
+  async list(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
+    return { variants: await this.editing.variants(caller.workspaceId, id) };
+  }
+
+  @Put(':idx/select')
+  @Product()
+  @ApiOperation({ summary: 'Select a variant (zero-based): the item takes its caption, hashtags and call to action.' })
+  @ApiOkResponse({ type: ItemAndVariantsDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked')
+  select(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Param('idx', new IndexParam('Variant')) idx: number) {
+    return this.editing.selectVariant(caller.workspaceId, id, idx);
+  }
+}

@@ -1,0 +1,81 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { pageRequest, type Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ContentEditingService } from '../application/content-editing.service.js';
+import { ContentGenerationService } from '../application/content-generation.service.js';
+import { ContentQueryService } from '../application/content-query.service.js';
+import { CalendarDoc, ItemAndJobEnvelope, ItemEnvelope, ItemListDoc, JobEnvelope } from './dto/content-item.body.js';
+import { toContentEdit, UpdateContentDto } from './dto/edit.dto.js';
+import { GenerateContentDto, toGenerateImageRequest } from './dto/generate.dto.js';
+import { CalendarQueryDto, QueueQueryDto, toQueueFilter } from './dto/queries.dto.js';
+import { GenerateWeekDto, toGenerateWeekRequest } from './dto/week.dto.js';
+
+export const ContentId = () => new IdParam('cnt', 'Content');
+
+/** Content of the caller's workspace: generation, the queue, the calendar and edits. */
+@ApiTags('content')
+@Controller('content')
+export class ContentController {
+  constructor(
+    private readonly generation: ContentGenerationService,
+    private readonly query: ContentQueryService,
+    private readonly editing: ContentEditingService,
+  ) {}
+
+  @Post('generate')
+  @Product()
+  @ApiOperation({ summary: 'Generate an image post: the item (queued) and its generate_image job. Charged per image.' })
+  @ApiCreatedResponse({ type: ItemAndJobEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
+  generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
+    return this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto));
+  }
+
+  @Post('generate-week')
+  @HttpCode(202)
+  @Product()
+  @ApiOperation({ summary: 'Plan a week of posts (posts_per_day × 7) in the background. Paid up front.' })
+  @ApiAcceptedResponse({ type: JobEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
+  async generateWeek(@CurrentCaller() caller: Caller, @Body() dto: GenerateWeekDto) {
+    return { job: await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(dto.character_id, dto)) };
+  }
+
+  @Get('queue')
+  @Product()
+  @ApiOperation({ summary: 'Content waiting for work or review; by planned time, oldest first.' })
+  @ApiOkResponse({ type: ItemListDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found')
+  queue(@CurrentCaller() caller: Caller, @Query() q: QueueQueryDto) {
+    return this.query.queue(caller.workspaceId, toQueueFilter(q.character_id, q), pageRequest(q.page, q.page_size));
+  }
+
+  @Get('calendar')
+  @Product()
+  @ApiOperation({ summary: 'Planned content by local day (at most 62 days; default this week).' })
+  @ApiOkResponse({ type: CalendarDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found')
+  calendar(@CurrentCaller() caller: Caller, @Query() q: CalendarQueryDto) {
+    return this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: q.character_id });
+  }
+
+  @Get(':id')
+  @Product()
+  @ApiOperation({ summary: 'One content item with its current job.' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found')
+  async get(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
+    return { item: await this.query.get(caller.workspaceId, id) };
+  }
+
+  @Patch(':id')
+  @Product()
+  @ApiOperation({ summary: 'Edit caption, hashtags, call to action, prompt, platform, type or plan. Published items refuse.' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async update(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Body() dto: UpdateContentDto) {
+    return { item: await this.editing.update(caller.workspaceId, id, toContentEdit(dto)) };
+  }
+}

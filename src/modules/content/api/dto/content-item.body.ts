@@ -1,0 +1,167 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { toJobBody, type JobRecord } from '../../../../platform/queue/index.js';
+import type { ContentItem, StoredMedia, Variant } from '../../domain/content-item.js';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function toMediaBody(m: StoredMedia): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    index: m.index, kind: m.kind, url: m.url, width: m.width, height: m.height, review_status: m.reviewStatus,
+  };
+  if (m.kind === 'video') {
+    body.thumbnail_url = m.thumbnailUrl ?? null;
+    body.duration_seconds = m.durationSeconds ?? null;
+  }
+  return body;
+}
+
+/** The wire shape of a content item (contract §6) plus its current job. */
+export function toContentItemBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
+  return {
+    id: item.id,
+    character_id: item.characterId,
+    status: item.status,
+    platform: item.platform,
+    content_type: item.contentType,
+    image_prompt: item.imagePrompt,
+    caption: item.caption,
+    hashtags: item.hashtags,
+    cta: item.cta,
+    media: item.media.map(toMediaBody),
+    variants_locked: item.variantsLocked,
+    planned_for: iso(item.plannedFor),
+    rejection_reason: item.rejectionReason,
+    created_at: item.createdAt.toISOString(),
+    updated_at: item.updatedAt.toISOString(),
+    published_at: iso(item.publishedAt),
+    job: job ? toJobBody(job) : null,
+  };
+}
+
+export function toVariantBody(v: Variant): Record<string, unknown> {
+  return { index: v.index, style: v.style, caption: v.caption, hashtags: v.hashtags, cta: v.cta, selected: v.selected };
+}
+
+/** The video status route's view of a video item (contract §6). */
+export function toVideoStatusBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
+  const video = item.media.find((m) => m.kind === 'video');
+  return {
+    id: item.id,
+    status: item.status,
+    job: job ? toJobBody(job) : null,
+    video: video
+      ? { url: video.url, thumbnail_url: video.thumbnailUrl ?? null, duration_seconds: video.durationSeconds ?? item.video?.durationSeconds ?? null, aspect_ratio: item.video?.aspectRatio ?? null }
+      : null,
+  };
+}
+
+// Documentation shapes for the OpenAPI document.
+export class JobDoc {
+  @ApiProperty({ example: 'job_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
+  @ApiProperty({ example: 'generate_image' }) job_type!: string;
+  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ minimum: 0, maximum: 100 }) progress!: number;
+  @ApiProperty({ type: String, nullable: true }) character_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) content_id!: string | null;
+  @ApiProperty({ type: Object, nullable: true }) result!: Record<string, unknown> | null;
+  @ApiProperty({ type: Object, nullable: true, description: '{code, message}' }) error!: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
+}
+
+export class MediaDoc {
+  @ApiProperty() index!: number;
+  @ApiProperty({ enum: ['image', 'video'] }) kind!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty() width!: number;
+  @ApiProperty() height!: number;
+  @ApiProperty({ enum: ['pending', 'approved', 'rejected'] }) review_status!: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Video media only.' }) thumbnail_url?: string | null;
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Video media only.' }) duration_seconds?: number | null;
+}
+
+export class ContentItemDoc {
+  @ApiProperty({ example: 'cnt_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
+  @ApiProperty() character_id!: string;
+  @ApiProperty({ enum: ['queued', 'generating', 'ready', 'approved', 'rejected', 'published', 'failed'] }) status!: string;
+  @ApiProperty({ example: 'instagram' }) platform!: string;
+  @ApiProperty({ enum: ['single', 'carousel', 'story', 'video', 'reel', 'short'] }) content_type!: string;
+  @ApiProperty() image_prompt!: string;
+  @ApiProperty({ type: String, nullable: true }) caption!: string | null;
+  @ApiProperty({ type: [String] }) hashtags!: string[];
+  @ApiProperty({ type: String, nullable: true }) cta!: string | null;
+  @ApiProperty({ type: [MediaDoc] }) media!: MediaDoc[];
+  @ApiProperty() variants_locked!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) planned_for!: string | null;
+  @ApiProperty({ type: String, nullable: true }) rejection_reason!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) published_at!: string | null;
+  @ApiProperty({ type: JobDoc, nullable: true, description: 'The item’s current job.' }) job!: JobDoc | null;
+}
+
+export class ItemEnvelope {
+  @ApiProperty({ type: ContentItemDoc }) item!: ContentItemDoc;
+}
+
+export class ItemAndJobEnvelope {
+  @ApiProperty({ type: ContentItemDoc }) item!: ContentItemDoc;
+  @ApiProperty({ type: JobDoc }) job!: JobDoc;
+}
+
+export class JobEnvelope {
+  @ApiProperty({ type: JobDoc }) job!: JobDoc;
+}
+
+export class ItemListDoc {
+  @ApiProperty({ type: [ContentItemDoc] }) items!: ContentItemDoc[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+class CalendarDayDoc {
+  @ApiProperty({ example: '2024-07-15' }) date!: string;
+  @ApiProperty({ type: [ContentItemDoc] }) items!: ContentItemDoc[];
+  @ApiProperty({ type: [Object], description: 'Scheduled posts of the day.' }) scheduled_posts!: Array<Record<string, unknown>>;
+}
+
+export class CalendarDoc {
+  @ApiProperty({ example: '2024-07-15' }) from!: string;
+  @ApiProperty({ example: '2024-07-21' }) to!: string;
+  @ApiProperty({ example: 'America/New_York' }) timezone!: string;
+  @ApiProperty({ type: [CalendarDayDoc] }) days!: CalendarDayDoc[];
+}
+
+class VariantDoc {
+  @ApiProperty() index!: number;
+  @ApiProperty({ enum: ['story-led', 'question-led', 'cta-led', 'punchy'] }) style!: string;
+  @ApiProperty() caption!: string;
+  @ApiProperty({ type: [String] }) hashtags!: string[];
+  @ApiProperty() cta!: string;
+  @ApiProperty() selected!: boolean;
+}
+
+export class VariantsDoc {
+  @ApiProperty({ type: [VariantDoc] }) variants!: VariantDoc[];
+}
+
+export class ItemAndVariantsDoc {
+  @ApiProperty({ type: ContentItemDoc }) item!: ContentItemDoc;
+  @ApiProperty({ type: [VariantDoc] }) variants!: VariantDoc[];
+}
+
+class VideoDoc {
+  @ApiProperty() url!: string;
+  @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
+  @ApiProperty() duration_seconds!: number;
+  @ApiProperty({ enum: ['9:16', '1:1', '16:9'] }) aspect_ratio!: string;
+}
+
+export class VideoStatusDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty({ type: JobDoc, nullable: true }) job!: JobDoc | null;
+  @ApiProperty({ type: VideoDoc, nullable: true }) video!: VideoDoc | null;
+}

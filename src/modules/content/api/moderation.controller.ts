@@ -1,0 +1,85 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ModerationService } from '../application/moderation.service.js';
+import { ItemAndJobEnvelope, ItemEnvelope } from './dto/content-item.body.js';
+import { RejectContentDto } from './dto/edit.dto.js';
+import { IndexParam } from './dto/validators.js';
+
+const CharacterId = () => new IdParam('char', 'Character');
+const ContentId = () => new IdParam('cnt', 'Content');
+const MediaIndex = () => new IndexParam('Media');
+
+/** Moderation of a character's content. A content id that is not the path character's is 404. */
+@ApiTags('moderation')
+@Controller(['characters/:id/content/:contentId', 'influencers/:id/content/:contentId'])
+export class ModerationController {
+  constructor(private readonly moderation: ModerationService) {}
+
+  @Post('approve')
+  @HttpCode(200)
+  @Product()
+  @ApiOperation({ summary: 'Approve (from ready or rejected).' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async approve(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
+    return { item: await this.moderation.approve(caller.workspaceId, id, contentId) };
+  }
+
+  @Post('reject')
+  @HttpCode(200)
+  @Product()
+  @ApiOperation({ summary: 'Reject (from ready or approved), with an optional reason.' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async reject(
+    @CurrentCaller() caller: Caller,
+    @Param('id', CharacterId()) id: string,
+    @Param('contentId', ContentId()) contentId: string,
+    @Body() dto: RejectContentDto,
+  ) {
+    return { item: await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined) };
+  }
+
+  @Post('regenerate')
+  @HttpCode(202)
+  @Product()
+  @ApiOperation({ summary: 'Generate again (from ready, rejected, failed or approved): a new job and a new charge.' })
+  @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'insufficient_credits')
+  regenerate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
+    return this.moderation.regenerate(caller.workspaceId, id, contentId);
+  }
+
+  @Post('media/:mediaIndex/approve')
+  @HttpCode(200)
+  @Product()
+  @ApiOperation({ summary: 'Approve one medium; when all are approved the item is approved.' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async approveMedia(
+    @CurrentCaller() caller: Caller,
+    @Param('id', CharacterId()) id: string,
+    @Param('contentId', ContentId()) contentId: string,
+    @Param('mediaIndex', MediaIndex()) index: number,
+  ) {
+    return { item: await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve') };
+  }
+
+  @Post('media/:mediaIndex/reject')
+  @HttpCode(200)
+  @Product()
+  @ApiOperation({ summary: 'Reject one medium.' })
+  @ApiOkResponse({ type: ItemEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async rejectMedia(
+    @CurrentCaller() caller: Caller,
+    @Param('id', CharacterId()) id: string,
+    @Param('contentId', ContentId()) contentId: string,
+    @Param('mediaIndex', MediaIndex()) index: number,
+  ) {
+    return { item: await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject') };
+  }
+}

@@ -1,0 +1,18 @@
+import type { Character } from '../../characters/index.js';
+import type { CharacterBrief } from './ports/index.js';
+
+/** What the providers need to know about a character to write and draw in its voice and look. */
+export function toCharacterBrief(c: Character): CharacterBrief {
+  return {
+    id: c.id,
+    name: c.name,
+    niche: c.niche,
+    tone: c.personality.tone,
+    aesthetic: c.appearance.aesthetic,
+    ageRange: c.appearance.age_range,
+    location: c.identity.location,
+    occupation: c.identity.occupation,
+    stylePresets: c.style.presets ?? [],
+    primaryImageUrl: c.referenceImages[0] ?? null,
+  };
+}

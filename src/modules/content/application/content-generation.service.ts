@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError, newId } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { Jobs, toJobBody, type JobBody, type JobRecord } from '../../../platform/queue/index.js';
+import { BillingFacade } from '../../billing/index.js';
+import { CharactersFacade } from '../../characters/index.js';
+import { toContentItemBody } from '../api/dto/content-item.body.js';
+import { newContentItem, type ContentItem, type ContentType } from '../domain/content-item.js';
+import { defaultVideoType, type PlatformName } from '../domain/platforms.js';
+import { weekPlanCharge } from '../domain/pricing.js';
+import { DEFAULT_TIME_ZONE, formatDate, localDay, parseDate } from '../domain/schedule-time.js';
+import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
+import { ContentViews, type ItemBody } from './content-views.js';
+import { GenerationOrders } from './generation-orders.js';
+import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
+
+export interface GenerateImageRequest {
+  characterId: string;
+  type: ContentType;
+  platform: PlatformName;
+  prompt: string;
+  caption?: string;
+  hashtags?: string[];
+  cta?: string;
+}
+
+export interface GenerateVideoRequest {
+  characterId: string;
+  platform: PlatformName;
+  sceneDescription: string;
+  type?: ContentType;
+  durationSeconds: number;
+  aspectRatio: string;
+}
+
+export interface GenerateWeekRequest {
+  characterId: string;
+  week?: string;
+  postsPerDay: number;
+  platforms: string[];
+  trendingTopics: string[];
+  guidance?: string;
+  language: string;
+}
+
+/** What a week job's payload carries; the job reads it back. */
+export interface WeekJobPayload {
+  week: string;
+  posts_per_day: number;
+  platforms: string[];
+  trending_topics: string[];
+  guidance: string | null;
+  language: string;
+  credits: number;
+  image_credits: number;
+}
+
+export interface Ordered {
+  item: ItemBody;
+  job: JobBody;
+}
+
+/** Starts generation: the item, its charge and its job in one transaction, the queue message after. */
+@Injectable()
+export class ContentGenerationService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly items: ContentItemRepository,
+    private readonly characters: CharactersFacade,
+    private readonly billing: BillingFacade,
+    private readonly orders: GenerationOrders,
+    private readonly jobs: Jobs,
+    private readonly views: ContentViews,
+  ) {}
+
+  generateImage(workspaceId: string, req: GenerateImageRequest): Promise<Ordered> {
+    return this.create(workspaceId, req.characterId, (id, now) =>
+      newContentItem({
+        id, workspaceId, characterId: req.characterId, platform: req.platform, contentType: req.type, kind: 'image',
+        imagePrompt: req.prompt, caption: req.caption ?? null, hashtags: req.hashtags ?? [], cta: req.cta ?? null,
+      }, now),
+    );
+  }
+
+  generateVideo(workspaceId: string, req: GenerateVideoRequest): Promise<Ordered> {
+    return this.create(workspaceId, req.characterId, (id, now) =>
+      newContentItem({
+        id, workspaceId, characterId: req.characterId, platform: req.platform, contentType: req.type ?? defaultVideoType(req.platform),
+        kind: 'video', imagePrompt: req.sceneDescription, video: { durationSeconds: req.durationSeconds, aspectRatio: req.aspectRatio },
+      }, now),
+    );
+  }
+
+  /** Pays the whole week up front (contract §3) and leaves the planning to the job: 202 semantics. */
+  async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobBody> {
+    const job = await inTransaction(this.ds, async (tx) => {
+      const character = await this.characters.get(workspaceId, req.characterId, tx);
+      const timeZone = character.timezone ?? DEFAULT_TIME_ZONE;
+      const weekStart = req.week === undefined ? localDay(new Date(), timeZone) : parseDate(req.week);
+      if (weekStart === null) throw new AppError('validation_failed', 'week must be a date (YYYY-MM-DD)', [{ field: 'week', message: 'week must be a date (YYYY-MM-DD)' }]);
+      const charge = weekPlanCharge(req.postsPerDay, this.orders.prices);
+      const payload: WeekJobPayload = {
+        week: formatDate(weekStart), posts_per_day: req.postsPerDay, platforms: req.platforms, trending_topics: req.trendingTopics,
+        guidance: req.guidance ?? null, language: req.language, credits: charge.total, image_credits: charge.perItemImage,
+      };
+      const created = await this.jobs.create(tx, { workspaceId, jobType: CONTENT_JOBS.week, characterId: character.id, payload: { ...payload } });
+      if (charge.total > 0) {
+        await this.billing.debit(tx, { workspaceId, amount: charge.total, reason: LEDGER_REASONS.week, refType: 'job', refId: created.id });
+      }
+      return created;
+    });
+    await this.jobs.enqueue(job);
+    return toJobBody(job);
+  }
+
+  private async create(workspaceId: string, characterId: string, draft: (id: string, now: Date) => ContentItem): Promise<Ordered> {
+    const { item, job } = await inTransaction(this.ds, async (tx) => {
+      await this.characters.get(workspaceId, characterId, tx);
+      const made = draft(newId('cnt'), new Date());
+      const ordered: JobRecord = await this.orders.order(tx, made);
+      made.jobId = ordered.id;
+      await this.items.insert(tx, made);
+      await this.characters.addContent(tx, workspaceId, characterId);
+      return { item: made, job: ordered };
+    });
+    // The body is built from the rows as committed: once enqueued the job may already be running.
+    const body = toContentItemBody(item, job);
+    await this.jobs.enqueue(job);
+    await this.views.announce(workspaceId, body);
+    return { item: body, job: toJobBody(job) };
+  }
+}

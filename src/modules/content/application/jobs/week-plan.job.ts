@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError, newId } from '../../../../core/index.js';
+import { inTransaction, isUniqueViolation, type Tx } from '../../../../platform/database/index.js';
+import { JobHandler, Jobs, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
+import { BillingFacade } from '../../../billing/index.js';
+import { CharactersFacade, type Character } from '../../../characters/index.js';
+import { newContentItem, type ContentItem } from '../../domain/content-item.js';
+import { DAYS_PER_WEEK } from '../../domain/pricing.js';
+import { DEFAULT_TIME_ZONE, parseDate } from '../../domain/schedule-time.js';
+import { planWeekItems, type PlannedItem } from '../../domain/week-plan.js';
+import { ContentItemRepository } from '../../infrastructure/content-item.repository.js';
+import type { WeekJobPayload } from '../content-generation.service.js';
+import { ContentViews } from '../content-views.js';
+import { toCharacterBrief } from '../character-brief.js';
+import { TextGenerator } from '../ports/index.js';
+import { callProvider } from '../provider-call.js';
+import { CONTENT_JOBS, LEDGER_REASONS, payloadCount } from './job-types.js';
+
+/**
+ * generate_week: plans seven days with the text provider, then creates every item with its own
+ * (already paid) image job in one transaction. The items carry the week job's id and their slot,
+ * unique together, so a re-delivered job finds its items instead of making them again.
+ */
+@Injectable()
+export class WeekPlanJob {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly items: ContentItemRepository,
+    private readonly characters: CharactersFacade,
+    private readonly billing: BillingFacade,
+    private readonly text: TextGenerator,
+    private readonly jobs: Jobs,
+    private readonly views: ContentViews,
+  ) {}
+
+  @JobHandler(CONTENT_JOBS.week)
+  async run(ctx: JobContext): Promise<Record<string, unknown>> {
+    const { job } = ctx;
+    const payload = job.payload as unknown as WeekJobPayload;
+    await ctx.progress(5);
+    let items = await this.items.listForWeekJob(this.ds.manager, job.workspaceId, job.id);
+    if (items.length === 0) {
+      const character = await this.characters.get(job.workspaceId, job.characterId ?? '');
+      const planned = await this.plan(job, payload, character);
+      await ctx.progress(60);
+      items = await this.createItems(job, payload, character, planned);
+    }
+    await ctx.progress(80);
+    await this.startImageJobs(job.workspaceId, items);
+    await this.views.changed(job.workspaceId, ...items.map((i) => i.id));
+    return { week: payload.week, items: items.length, content_ids: items.map((i) => i.id) };
+  }
+
+  /** Planning failed before any item existed: the whole week is given back. Once items exist, each item's own job refunds its image. */
+  @OnJobFailed(CONTENT_JOBS.week)
+  async refund(tx: Tx, job: JobRecord): Promise<void> {
+    const credits = payloadCount(job.payload.credits);
+    if (credits === 0 || (await this.items.countForWeekJob(tx, job.workspaceId, job.id)) > 0) return;
+    await this.billing.credit(tx, { workspaceId: job.workspaceId, amount: credits, reason: LEDGER_REASONS.weekRefund, refType: 'job', refId: job.id });
+  }
+
+  private async plan(job: JobRecord, payload: WeekJobPayload, character: Character): Promise<PlannedItem[]> {
+    const weekStart = parseDate(payload.week);
+    if (weekStart === null) throw new AppError('validation_failed', 'The week job has no valid week.');
+    const posts = await callProvider('text', () =>
+      this.text.planWeek({
+        character: toCharacterBrief(character), days: DAYS_PER_WEEK, postsPerDay: payload.posts_per_day, platforms: payload.platforms,
+        trendingTopics: payload.trending_topics, guidance: payload.guidance ?? undefined, language: payload.language,
+      }),
+    );
+    const timeZone = character.timezone ?? DEFAULT_TIME_ZONE;
+    return planWeekItems(posts, { weekStart, postsPerDay: payload.posts_per_day, platforms: payload.platforms, timeZone });
+  }
+
+  private async createItems(job: JobRecord, payload: WeekJobPayload, character: Character, planned: PlannedItem[]): Promise<ContentItem[]> {
+    try {
+      return await inTransaction(this.ds, async (tx) => {
+        const now = new Date();
+        const made: ContentItem[] = [];
+        for (const p of planned) {
+          const item = newContentItem({
+            id: newId('cnt'), workspaceId: job.workspaceId, characterId: character.id, platform: p.platform, contentType: p.contentType,
+            kind: 'image', imagePrompt: p.imagePrompt, caption: p.caption, hashtags: p.hashtags, cta: p.cta, language: payload.language,
+            plannedFor: p.plannedFor, weekJobId: job.id, planIndex: p.planIndex,
+          }, now);
+          const image = await this.jobs.create(tx, {
+            workspaceId: job.workspaceId, jobType: CONTENT_JOBS.image, characterId: character.id, contentId: item.id,
+            payload: { credits: payloadCount(payload.image_credits), images: 1, paid_by: job.id },
+          });
+          item.jobId = image.id;
+          await this.items.insert(tx, item);
+          made.push(item);
+        }
+        await this.characters.addContent(tx, job.workspaceId, character.id, made.length);
+        return made;
+      });
+    } catch (err) {
+      // Another delivery of this job created the items first: use those.
+      if (!isUniqueViolation(err, 'content_items_week_slot_uq')) throw err;
+      return this.items.listForWeekJob(this.ds.manager, job.workspaceId, job.id);
+    }
+  }
+
+  /** Sends each item's open image job; jobs already running or done are left to the queue. */
+  private async startImageJobs(workspaceId: string, items: ContentItem[]): Promise<void> {
+    for (const item of items) {
+      if (!item.jobId) continue;
+      const image = await this.jobs.get(workspaceId, item.jobId);
+      if (image && (image.status === 'pending' || image.status === 'running')) await this.jobs.enqueue(image);
+    }
+  }
+}

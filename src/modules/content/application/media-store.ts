@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../../core/index.js';
+import { Storage } from '../../../platform/storage/index.js';
+import type { StoredMedia } from '../domain/content-item.js';
+import type { GeneratedMedia } from './ports/index.js';
+
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'video/quicktime': 'mov',
+};
+
+function extensionOf(media: GeneratedMedia): string {
+  const ext = EXTENSIONS[media.contentType.split(';')[0].trim().toLowerCase()];
+  if (!ext) throw new AppError('upstream_failed', `The provider returned a file of an unsupported type (${media.contentType.slice(0, 60)}).`);
+  return ext;
+}
+
+/**
+ * Copies provider output into our storage. Keys are derived from the item, the job and the
+ * position only, so a re-delivered job overwrites its own files instead of adding new ones.
+ */
+@Injectable()
+export class MediaStore {
+  constructor(private readonly storage: Storage) {}
+
+  async saveImages(itemId: string, jobId: string, images: GeneratedMedia[], size: { width: number; height: number }): Promise<StoredMedia[]> {
+    const saved: StoredMedia[] = [];
+    for (const [index, image] of images.entries()) {
+      const key = `content/${itemId}/${jobId}-${index}.${extensionOf(image)}`;
+      const stored = await this.storage.put(key, image.bytes, image.contentType);
+      saved.push({
+        index, kind: 'image', key, url: stored.url, contentType: image.contentType,
+        width: image.width ?? size.width, height: image.height ?? size.height, reviewStatus: 'pending',
+      });
+    }
+    return saved;
+  }
+
+  async saveVideo(
+    itemId: string,
+    jobId: string,
+    out: { video: GeneratedMedia; thumbnail?: GeneratedMedia },
+    spec: { width: number; height: number; durationSeconds: number },
+  ): Promise<StoredMedia> {
+    const key = `content/${itemId}/${jobId}-video.${extensionOf(out.video)}`;
+    const stored = await this.storage.put(key, out.video.bytes, out.video.contentType);
+    const medium: StoredMedia = {
+      index: 0, kind: 'video', key, url: stored.url, contentType: out.video.contentType,
+      width: out.video.width ?? spec.width, height: out.video.height ?? spec.height, reviewStatus: 'pending',
+      durationSeconds: out.video.durationSeconds ?? spec.durationSeconds,
+    };
+    if (out.thumbnail) {
+      const thumbKey = `content/${itemId}/${jobId}-thumb.${extensionOf(out.thumbnail)}`;
+      const thumb = await this.storage.put(thumbKey, out.thumbnail.bytes, out.thumbnail.contentType);
+      medium.thumbnailKey = thumbKey;
+      medium.thumbnailUrl = thumb.url;
+    }
+    return medium;
+  }
+
+  /** Removes files of an earlier generation that the new media list no longer names. */
+  async removeReplaced(before: StoredMedia[], after: StoredMedia[]): Promise<void> {
+    const kept = new Set(after.flatMap((m) => [m.key, m.thumbnailKey]));
+    const gone = before.flatMap((m) => [m.key, m.thumbnailKey]).filter((k): k is string => k !== undefined && !kept.has(k));
+    for (const key of gone) await this.storage.delete(key);
+  }
+}

@@ -1,0 +1,19 @@
+import { Logger } from '@nestjs/common';
+import { AppError } from '../../../core/index.js';
+
+const logger = new Logger('Content');
+const LABEL = { image: 'image', text: 'text', video: 'video' } as const;
+
+/**
+ * Calls a provider port. Adapters fail with a readable `upstream_failed`; anything else they throw
+ * is a bug or an unexpected condition, logged in full and shown as a plain provider failure.
+ */
+export async function callProvider<T>(kind: keyof typeof LABEL, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    logger.error({ msg: 'provider call threw', provider: kind, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) });
+    throw new AppError('upstream_failed', `The ${LABEL[kind]} provider failed unexpectedly.`, { provider: kind });
+  }
+}

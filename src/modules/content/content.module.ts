@@ -1,0 +1,65 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BillingModule } from '../billing/index.js';
+import { CharactersModule } from '../characters/characters.module.js';
+import { CharacterContentController } from './api/character-content.controller.js';
+import { ContentController } from './api/content.controller.js';
+import { ContentVariantsController } from './api/content-variants.controller.js';
+import { ContentVideoController } from './api/content-video.controller.js';
+import { ModerationController } from './api/moderation.controller.js';
+import { PublicContentController } from './api/public-content.controller.js';
+import { CalendarPosts } from './application/calendar-posts.js';
+import { CharacterImages } from './application/character-images.js';
+import { ContentEditingService } from './application/content-editing.service.js';
+import { ContentGenerationService } from './application/content-generation.service.js';
+import { ContentQueryService } from './application/content-query.service.js';
+import { ContentViews } from './application/content-views.js';
+import { ContentFacade } from './application/content.facade.js';
+import { GenerationOrders } from './application/generation-orders.js';
+import { GenerationSteps } from './application/jobs/generation-steps.js';
+import { ImageGenerationJob } from './application/jobs/image-generation.job.js';
+import { VideoGenerationJob } from './application/jobs/video-generation.job.js';
+import { WeekPlanJob } from './application/jobs/week-plan.job.js';
+import { MediaStore } from './application/media-store.js';
+import { ModerationService } from './application/moderation.service.js';
+import { ContentItemEntity } from './infrastructure/content-item.entity.js';
+import { ContentItemRepository } from './infrastructure/content-item.repository.js';
+import { ItemJobsRepository } from './infrastructure/item-jobs.repository.js';
+import { StoredCharacterImages } from './infrastructure/stored-character-images.js';
+import { ProvidersModule } from './providers.module.js';
+
+/**
+ * Content: items and their state machine, generation jobs (image, week plan, video), the queue
+ * and calendar, caption variants and moderation. Providers come from `ProvidersModule`.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ContentItemEntity]), ProvidersModule, CharactersModule, BillingModule],
+  controllers: [
+    ContentVideoController,
+    ContentVariantsController,
+    ContentController,
+    CharacterContentController,
+    ModerationController,
+    PublicContentController,
+  ],
+  providers: [
+    ContentItemRepository,
+    ItemJobsRepository,
+    { provide: CharacterImages, useClass: StoredCharacterImages },
+    CalendarPosts,
+    ContentViews,
+    MediaStore,
+    GenerationOrders,
+    GenerationSteps,
+    ContentGenerationService,
+    ContentQueryService,
+    ContentEditingService,
+    ModerationService,
+    ContentFacade,
+    ImageGenerationJob,
+    VideoGenerationJob,
+    WeekPlanJob,
+  ],
+  exports: [ContentFacade],
+})
+export class ContentModule {}

@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import type { ContentItem, ContentStatus } from '../domain/content-item.js';
+import { ContentItemEntity } from './content-item.entity.js';
+
+export type ContentItemChanges = Partial<Omit<ContentItem, 'id' | 'workspaceId' | 'characterId' | 'createdAt'>>;
+
+export interface QueueFilter {
+  characterId?: string;
+  statuses: readonly ContentStatus[];
+  platform?: string;
+  contentType?: string;
+}
+
+interface ContentItemRow {
+  id: string;
+  workspace_id: string;
+  character_id: string;
+  status: ContentItem['status'];
+  platform: string;
+  content_type: ContentItem['contentType'];
+  kind: ContentItem['kind'];
+  image_prompt: string;
+  caption: string | null;
+  hashtags: string[];
+  cta: string | null;
+  media: ContentItem['media'];
+  variants: ContentItem['variants'];
+  variants_locked: boolean;
+  video: ContentItem['video'];
+  language: string | null;
+  planned_for: Date | null;
+  rejection_reason: string | null;
+  job_id: string | null;
+  media_job_id: string | null;
+  week_job_id: string | null;
+  plan_index: number | null;
+  created_at: Date;
+  updated_at: Date;
+  published_at: Date | null;
+}
+
+function fromRow(r: ContentItemRow): ContentItem {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    characterId: r.character_id,
+    status: r.status,
+    platform: r.platform,
+    contentType: r.content_type,
+    kind: r.kind,
+    imagePrompt: r.image_prompt,
+    caption: r.caption,
+    hashtags: r.hashtags ?? [],
+    cta: r.cta,
+    media: r.media ?? [],
+    variants: r.variants ?? [],
+    variantsLocked: r.variants_locked,
+    video: r.video,
+    language: r.language,
+    plannedFor: r.planned_for,
+    rejectionReason: r.rejection_reason,
+    jobId: r.job_id,
+    mediaJobId: r.media_job_id,
+    weekJobId: r.week_job_id,
+    planIndex: r.plan_index,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    publishedAt: r.published_at,
+  };
+}
+
+/** The queue's order: by when the item is planned for (else made), oldest first. */
+const QUEUE_ORDER = 'COALESCE(planned_for, created_at) ASC, id ASC';
+const CALENDAR_LIMIT = 5000;
+
+/** Content items of one workspace. Every method is scoped by the workspace id. */
+@Injectable()
+export class ContentItemRepository {
+  async insert(m: Tx, item: ContentItem): Promise<void> {
+    await m.getRepository(ContentItemEntity).insert(item);
+  }
+
+  async find(m: Tx, workspaceId: string, id: string, opts: { lock?: boolean } = {}): Promise<ContentItem | null> {
+    const rows: ContentItemRow[] = await m.query(
+      `SELECT * FROM content_items WHERE workspace_id = $1 AND id = $2${opts.lock ? ' FOR UPDATE' : ''}`,
+      [workspaceId, id],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async update(m: Tx, workspaceId: string, id: string, changes: ContentItemChanges): Promise<void> {
+    await m.getRepository(ContentItemEntity).update({ workspaceId, id }, changes);
+  }
+
+  async list(m: Tx, workspaceId: string, filter: QueueFilter, req: PageRequest): Promise<Page<ContentItem>> {
+    const where = ['workspace_id = $1', 'status = ANY($2)'];
+    const params: unknown[] = [workspaceId, [...filter.statuses]];
+    const add = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      params.push(value);
+      where.push(`${column} = $${params.length}`);
+    };
+    add('character_id', filter.characterId);
+    add('platform', filter.platform);
+    add('content_type', filter.contentType);
+    const clause = where.join(' AND ');
+    // One after the other: inside a transaction both would share one connection anyway.
+    const rows: ContentItemRow[] = await m.query(
+      `SELECT * FROM content_items WHERE ${clause} ORDER BY ${QUEUE_ORDER} LIMIT ${req.pageSize} OFFSET ${offsetOf(req)}`,
+      params,
+    );
+    const counted: Array<{ total: number }> = await m.query(`SELECT count(*)::int AS total FROM content_items WHERE ${clause}`, params);
+    return { items: rows.map(fromRow), page: req.page, pageSize: req.pageSize, total: counted[0]?.total ?? 0 };
+  }
+
+  /** Items planned within [startsAt, endsBefore), in planned order. */
+  async listPlanned(m: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ContentItem[]> {
+    const params: unknown[] = [workspaceId, range.startsAt, range.endsBefore];
+    let sql = 'SELECT * FROM content_items WHERE workspace_id = $1 AND planned_for >= $2 AND planned_for < $3';
+    if (range.characterId) {
+      params.push(range.characterId);
+      sql += ' AND character_id = $4';
+    }
+    const rows: ContentItemRow[] = await m.query(`${sql} ORDER BY planned_for, id LIMIT ${CALENDAR_LIMIT}`, params);
+    return rows.map(fromRow);
+  }
+
+  async listForWeekJob(m: Tx, workspaceId: string, weekJobId: string): Promise<ContentItem[]> {
+    const rows: ContentItemRow[] = await m.query(
+      'SELECT * FROM content_items WHERE workspace_id = $1 AND week_job_id = $2 ORDER BY plan_index',
+      [workspaceId, weekJobId],
+    );
+    return rows.map(fromRow);
+  }
+
+  async countForWeekJob(m: Tx, workspaceId: string, weekJobId: string): Promise<number> {
+    const rows: Array<{ n: number }> = await m.query(
+      'SELECT count(*)::int AS n FROM content_items WHERE workspace_id = $1 AND week_job_id = $2',
+      [workspaceId, weekJobId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Items of the given statuses, oldest planned first, for other contexts (e.g. scheduling). */
+  async listByStatus(m: Tx, workspaceId: string, filter: { statuses: readonly ContentStatus[]; characterId?: string; limit: number }): Promise<ContentItem[]> {
+    const params: unknown[] = [workspaceId, [...filter.statuses]];
+    let sql = 'SELECT * FROM content_items WHERE workspace_id = $1 AND status = ANY($2)';
+    if (filter.characterId) {
+      params.push(filter.characterId);
+      sql += ' AND character_id = $3';
+    }
+    const rows: ContentItemRow[] = await m.query(`${sql} ORDER BY ${QUEUE_ORDER} LIMIT ${Math.max(1, Math.floor(filter.limit))}`, params);
+    return rows.map(fromRow);
+  }
+}

@@ -1,0 +1,10 @@
+export * from './replicate/replicate-client.js';
+export * from './replicate/replicate-image-generator.js';
+export * from './replicate/replicate-video-generator.js';
+export * from './openai/openai-text-generator.js';
+export * from './local/local-image-generator.js';
+export * from './local/local-text-generator.js';
+export * from './local/local-video-generator.js';
+export { upstreamFailed } from './shared/provider-failure.js';
+export { sniffMediaType, mp4DurationSeconds, type SniffedType } from './shared/media-sniff.js';
+export { weekSlots, contentTypeFor, type WeekSlot } from './shared/week-slots.js';

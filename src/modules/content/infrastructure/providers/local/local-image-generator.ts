@@ -1,0 +1,36 @@
+import sharp from 'sharp';
+import { ImageGenerator, type GeneratedMedia, type ImageRequest } from '../../../application/ports/index.js';
+import { upstreamFailed } from '../shared/provider-failure.js';
+import { seedFrom } from '../shared/seeded.js';
+import { blendInto, paint, patternSpec } from './pattern.js';
+
+/** How much of the pattern shows over an init image when the request does not say. */
+const DEFAULT_STRENGTH = 0.65;
+
+/**
+ * Offline images: a gradient-and-discs PNG whose look is seeded by the prompt, the character
+ * and the seed, so the same request gives the same bytes. Image-to-image blends the init image.
+ */
+export class LocalImageGenerator extends ImageGenerator {
+  async generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
+    const base = req.initImage ? await rawCover(req.initImage.bytes, req.width, req.height) : undefined;
+    const images: GeneratedMedia[] = [];
+    for (let i = 0; i < req.count; i++) {
+      if (signal?.aborted) throw upstreamFailed('local', 'aborted', 'The image generation was cancelled.');
+      const pixels = paint(patternSpec(seedFrom(req.prompt, req.negativePrompt, req.character.id, req.seed, i)), req.width, req.height);
+      if (base) blendInto(pixels, base, Math.min(1, Math.max(0, req.strength ?? DEFAULT_STRENGTH)));
+      const bytes = await sharp(pixels, { raw: { width: req.width, height: req.height, channels: 3 } }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+      images.push({ bytes, contentType: 'image/png', width: req.width, height: req.height });
+    }
+    return images;
+  }
+}
+
+/** An image scaled to cover the size, as raw RGB, for blending. */
+export async function rawCover(bytes: Buffer, width: number, height: number): Promise<Buffer> {
+  try {
+    return await sharp(bytes).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().raw().toBuffer();
+  } catch {
+    throw upstreamFailed('local', 'bad_input', 'The init image cannot be decoded.');
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from '@jest/globals';
+import { CAPTION_STYLES, type CaptionRequest, type WeekPlanRequest } from '../../../application/ports/index.js';
+import { LUNA } from '../spec-fixtures.js';
+import { LocalTextGenerator } from './local-text-generator.js';
+import { PHRASEBOOKS } from './phrasebook.js';
+
+const generator = new LocalTextGenerator();
+const captionRequest: CaptionRequest = { character: LUNA, prompt: 'first tomatoes of the season', platform: 'instagram', contentType: 'single' };
+const week: WeekPlanRequest = {
+  character: LUNA,
+  days: 7,
+  postsPerDay: 3,
+  platforms: ['instagram', 'tiktok', 'twitter', 'pinterest'],
+  trendingTopics: ['heatwave watering', 'balcony compost', 'seed swaps'],
+  language: 'en',
+};
+
+describe('LocalTextGenerator captions', () => {
+  it('writes about the prompt in the character’s niche and tone', async () => {
+    const draft = await generator.caption(captionRequest);
+    expect(draft.caption.toLowerCase()).toContain('first tomatoes of the season');
+    expect(draft.caption).toContain('✨');
+    expect(draft.hashtags).toEqual(expect.arrayContaining(['urbangardening', 'tomatoes']));
+    expect(draft.hashtags.every((t) => !t.startsWith('#'))).toBe(true);
+    expect(draft.cta.length).toBeGreaterThan(0);
+  });
+
+  it('gives the same text for the same request', async () => {
+    expect(await generator.caption(captionRequest)).toEqual(await generator.caption(captionRequest));
+    expect(await generator.variants({ ...captionRequest, styles: [...CAPTION_STYLES] })).toEqual(await generator.variants({ ...captionRequest, styles: [...CAPTION_STYLES] }));
+  });
+
+  it('writes one distinct variant per style, from that style’s templates', async () => {
+    const variants = await generator.variants({ ...captionRequest, styles: [...CAPTION_STYLES] });
+    expect(variants.map((v) => v.style)).toEqual([...CAPTION_STYLES]);
+    expect(new Set(variants.map((v) => v.caption)).size).toBe(4);
+    const byStyle = Object.fromEntries(variants.map((v) => [v.style, v.caption]));
+    expect(byStyle['question-led']).toContain('?');
+    expect(byStyle.punchy.startsWith('First tomatoes of the season.')).toBe(true);
+    expect(byStyle['story-led'].length).toBeGreaterThan(byStyle.punchy.length);
+  });
+
+  it.each(Object.keys(PHRASEBOOKS))('writes %s from that language’s templates', async (language) => {
+    const [variant] = await generator.variants({ ...captionRequest, language, styles: ['cta-led'] });
+    const templates = PHRASEBOOKS[language].styles['cta-led'].map((t) => t.split('{')[0]);
+    expect(templates.some((start) => variant.caption.startsWith(start))).toBe(true);
+    expect(variant.language).toBe(language);
+    expect(PHRASEBOOKS[language].ctas).toContain(variant.cta);
+  });
+
+  it('falls back to English for other languages but keeps their tag, and reads regional tags', async () => {
+    const ja = await generator.caption({ ...captionRequest, language: 'ja' });
+    const en = await generator.caption({ ...captionRequest, language: 'en' });
+    expect(ja.language).toBe('ja');
+    expect(PHRASEBOOKS.en.ctas).toContain(ja.cta);
+    expect(en.language).toBe('en');
+    const [ptBr] = await generator.variants({ ...captionRequest, language: 'pt-BR', styles: ['punchy'] });
+    expect(ptBr.language).toBe('pt-BR');
+    expect(PHRASEBOOKS.pt.ctas).toContain(ptBr.cta);
+  });
+});
+
+describe('LocalTextGenerator week plans', () => {
+  it('plans days × posts per day, platforms round-robin, every day and slot once', async () => {
+    const posts = await generator.planWeek(week);
+    expect(posts).toHaveLength(21);
+    expect(posts.map((p) => `${p.day}:${p.slot}`)).toEqual(Array.from({ length: 21 }, (_, i) => `${Math.floor(i / 3)}:${i % 3}`));
+    expect(posts.map((p) => p.platform)).toEqual(Array.from({ length: 21 }, (_, i) => week.platforms[i % 4]));
+    for (const p of posts) {
+      expect(p.caption.length).toBeGreaterThan(0);
+      expect(p.caption.length).toBeLessThanOrEqual(2200);
+      expect(p.imagePrompt).toContain('Luna');
+      expect(p.hashtags.length).toBeLessThanOrEqual(30);
+    }
+  });
+
+  it('gives each platform a content type it can publish', async () => {
+    const posts = await generator.planWeek(week);
+    const typesOn = (platform: string) => new Set(posts.filter((p) => p.platform === platform).map((p) => p.contentType));
+    expect([...typesOn('tiktok')].every((t) => ['video', 'reel', 'short'].includes(t))).toBe(true);
+    expect([...typesOn('twitter')]).toEqual(['single']);
+    expect([...typesOn('pinterest')].every((t) => ['single', 'carousel'].includes(t))).toBe(true);
+  });
+
+  it('weaves every trending topic into the plan', async () => {
+    const posts = await generator.planWeek(week);
+    for (const topic of week.trendingTopics) expect(posts.some((p) => p.caption.toLowerCase().includes(topic))).toBe(true);
+  });
+
+  it('writes the plan in the requested language, deterministically', async () => {
+    const plan = await generator.planWeek({ ...week, language: 'de', days: 2, postsPerDay: 1 });
+    expect(plan.every((p) => p.language === 'de')).toBe(true);
+    expect(PHRASEBOOKS.de.ctas).toContain(plan[0].cta);
+    expect(await generator.planWeek({ ...week, language: 'de', days: 2, postsPerDay: 1 })).toEqual(plan);
+  });
+
+  it('plans for Instagram when no platform is given', async () => {
+    const posts = await generator.planWeek({ ...week, platforms: [], days: 1, postsPerDay: 2 });
+    expect(posts.map((p) => p.platform)).toEqual(['instagram', 'instagram']);
+  });
+});

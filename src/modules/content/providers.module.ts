@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/index.js';
+import { ImageGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
+import {
+  LocalImageGenerator,
+  LocalTextGenerator,
+  LocalVideoGenerator,
+  OpenAiTextGenerator,
+  ReplicateClient,
+  ReplicateImageGenerator,
+  ReplicateVideoGenerator,
+} from './infrastructure/providers/index.js';
+
+export function replicateClientFor(config: AppConfig): ReplicateClient {
+  const p = config.providers;
+  return new ReplicateClient({ baseUrl: p.replicateUrl, token: p.replicateToken, timeoutMs: p.timeoutMs, maxDownloadBytes: p.maxDownloadBytes });
+}
+
+export function imageGeneratorFor(config: AppConfig): ImageGenerator {
+  return config.providers.media === 'replicate' ? new ReplicateImageGenerator(replicateClientFor(config), config.providers.replicateImageModel) : new LocalImageGenerator();
+}
+
+export function videoGeneratorFor(config: AppConfig): VideoGenerator {
+  const p = config.providers;
+  return p.media === 'replicate' ? new ReplicateVideoGenerator(replicateClientFor(config), p.replicateVideoModel, p.replicateMotionModel) : new LocalVideoGenerator();
+}
+
+export function textGeneratorFor(config: AppConfig): TextGenerator {
+  const p = config.providers;
+  return p.text === 'openai' ? new OpenAiTextGenerator({ baseUrl: p.openaiUrl, apiKey: p.openaiKey, model: p.openaiModel, timeoutMs: p.timeoutMs }) : new LocalTextGenerator();
+}
+
+/**
+ * The content provider ports, bound by configuration: MEDIA_PROVIDER picks Replicate or the
+ * local renderers for images and video, TEXT_PROVIDER an OpenAI-compatible server or templates.
+ */
+@Module({
+  providers: [
+    { provide: ImageGenerator, inject: [AppConfig], useFactory: imageGeneratorFor },
+    { provide: VideoGenerator, inject: [AppConfig], useFactory: videoGeneratorFor },
+    { provide: TextGenerator, inject: [AppConfig], useFactory: textGeneratorFor },
+  ],
+  exports: [ImageGenerator, VideoGenerator, TextGenerator],
+})
+export class ProvidersModule {}

@@ -1,0 +1,138 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CharacterBody, toCharacterBody } from '../../../characters/index.js';
+import type { PurchaseResult } from '../../application/purchase.service.js';
+import { CURRENCIES, LICENSE_TYPES, LISTING_STATUSES, shownPreviews, type Listing } from '../../domain/listing.js';
+import type { Purchase, Review } from '../../domain/purchase.js';
+
+/** The wire shape of a listing (contract §9). */
+export class ListingBody {
+  @ApiProperty({ example: 'mkt_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
+  @ApiProperty({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7', description: "The seller's character the template was frozen from." }) character_id!: string;
+  @ApiProperty({ example: 'ws_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) seller_workspace_id!: string;
+  @ApiProperty({ example: 'Mia, travel muse' }) title!: string;
+  @ApiProperty({ example: 'travel' }) niche!: string;
+  @ApiProperty({ example: 9.99 }) price!: number;
+  @ApiProperty({ enum: CURRENCIES }) currency!: string;
+  @ApiProperty({ example: 100, description: 'What a buyer pays: ceil(price × credits per unit).' }) price_credits!: number;
+  @ApiProperty({ enum: LICENSE_TYPES }) license_type!: string;
+  @ApiProperty({ enum: LISTING_STATUSES }) status!: string;
+  @ApiProperty({ type: [String], description: "The seller's previews, else the template's own images." }) preview_images!: string[];
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: Number, nullable: true, example: 4.5, description: 'Average of the reviews, two decimals; null before the first.' }) rating!: number | null;
+  @ApiProperty() rating_count!: number;
+  @ApiProperty() sales_count!: number;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class SellerListingBody extends ListingBody {
+  @ApiProperty({ description: "Credits this listing's sales paid the seller." }) credits_earned!: number;
+}
+
+export class ListingEnvelope {
+  @ApiProperty({ type: ListingBody }) listing!: ListingBody;
+}
+
+export class ListingPageBody {
+  @ApiProperty({ type: [ListingBody] }) listings!: ListingBody[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+class SalesSummaryBody {
+  @ApiProperty({ description: "Sales of all the seller's listings, removed ones included." }) sales_count!: number;
+  @ApiProperty() credits_earned!: number;
+}
+
+export class MyListingsBody {
+  @ApiProperty({ type: [SellerListingBody] }) listings!: SellerListingBody[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+  @ApiProperty({ type: SalesSummaryBody }) summary!: SalesSummaryBody;
+}
+
+export class PurchaseBody {
+  @ApiProperty({ example: 'pur_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
+  @ApiProperty() listing_id!: string;
+  @ApiProperty({ description: "The clone made in the buyer's workspace." }) character_id!: string;
+  @ApiProperty() price_credits!: number;
+  @ApiProperty({ enum: LICENSE_TYPES }) license_type!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class PurchaseResultBody {
+  @ApiProperty({ type: PurchaseBody }) purchase!: PurchaseBody;
+  @ApiProperty({ type: CharacterBody }) character!: CharacterBody;
+  @ApiProperty({ description: "The buyer's balance after paying." }) credits_balance!: number;
+}
+
+export class LibraryPurchaseBody extends PurchaseBody {
+  @ApiProperty({ type: ListingBody, description: 'The listing as it is now.' }) listing!: ListingBody;
+}
+
+export class MyPurchasesBody {
+  @ApiProperty({ type: [LibraryPurchaseBody] }) purchases!: LibraryPurchaseBody[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+export class ReviewBody {
+  @ApiProperty({ example: 'rev_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
+  @ApiProperty() listing_id!: string;
+  @ApiProperty({ minimum: 1, maximum: 5 }) rating!: number;
+  @ApiProperty({ type: String, nullable: true }) comment!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class ReviewResultBody {
+  @ApiProperty({ type: ReviewBody }) review!: ReviewBody;
+  @ApiProperty({ type: ListingBody, description: 'The listing with its new rating.' }) listing!: ListingBody;
+}
+
+export function toListingBody(l: Listing): ListingBody {
+  return {
+    id: l.id,
+    character_id: l.characterId,
+    seller_workspace_id: l.sellerWorkspaceId,
+    title: l.title,
+    niche: l.niche,
+    price: l.price,
+    currency: l.currency,
+    price_credits: l.priceCredits,
+    license_type: l.licenseType,
+    status: l.status,
+    preview_images: shownPreviews(l),
+    description: l.description,
+    rating: l.rating,
+    rating_count: l.ratingCount,
+    sales_count: l.salesCount,
+    created_at: l.createdAt.toISOString(),
+    updated_at: l.updatedAt.toISOString(),
+  };
+}
+
+export function toSellerListingBody(l: Listing): SellerListingBody {
+  return { ...toListingBody(l), credits_earned: l.creditsEarned };
+}
+
+export function toPurchaseBody(p: Purchase): PurchaseBody {
+  return {
+    id: p.id,
+    listing_id: p.listingId,
+    character_id: p.characterId,
+    price_credits: p.priceCredits,
+    license_type: p.licenseType,
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+export function toPurchaseResultBody(r: PurchaseResult): PurchaseResultBody {
+  return { purchase: toPurchaseBody(r.purchase), character: toCharacterBody(r.character) as unknown as CharacterBody, credits_balance: r.creditsBalance };
+}
+
+export function toReviewBody(r: Review): ReviewBody {
+  return { id: r.id, listing_id: r.listingId, rating: r.rating, comment: r.comment, created_at: r.createdAt.toISOString() };
+}

@@ -1,0 +1,43 @@
+import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ListingsService } from '../application/listings.service.js';
+import { ListingEnvelope, toListingBody } from './dto/marketplace.body.js';
+import { CreateListingDto, toListingEdit, toListingInput, UpdateListingDto } from './dto/listing.dto.js';
+
+/** A seller's listings. Session only: API keys are refused by `@Product()`. */
+@ApiTags('marketplace')
+@Controller('marketplace/listings')
+export class ListingsController {
+  constructor(private readonly listings: ListingsService) {}
+
+  @Post()
+  @Product()
+  @ApiOperation({ summary: "List a character of your workspace. Its data is frozen into the listing: later edits reach buyers only after an update." })
+  @ApiCreatedResponse({ type: ListingEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'listing_exists', 'rate_limited')
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateListingDto): Promise<ListingEnvelope> {
+    return { listing: toListingBody(await this.listings.create(caller.workspaceId, toListingInput(body))) };
+  }
+
+  @Put(':id')
+  @Product()
+  @ApiOperation({ summary: 'Update a listing (any field but the character) and freeze the character into it again.' })
+  @ApiOkResponse({ type: ListingEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'rate_limited')
+  async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string, @Body() body: UpdateListingDto): Promise<ListingEnvelope> {
+    return { listing: toListingBody(await this.listings.update(caller.workspaceId, id, toListingEdit(body))) };
+  }
+
+  @Delete(':id')
+  @Product()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a listing (status removed). Buyers keep their clones.' })
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async remove(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<void> {
+    await this.listings.remove(caller.workspaceId, id);
+  }
+}

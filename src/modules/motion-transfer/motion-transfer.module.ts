@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboundModule } from '../../platform/outbound/index.js';
+import { BillingModule } from '../billing/index.js';
+import { CharactersModule } from '../characters/index.js';
+import { ProvidersModule } from '../content/providers.module.js';
+import { MotionTransferController } from './api/motion-transfer.controller.js';
+import { MotionInputs } from './application/motion-inputs.js';
+import { MotionTransferJob } from './application/motion-transfer.job.js';
+import { MotionTransferService } from './application/motion-transfer.service.js';
+import { CharacterImages } from './application/ports/character-images.js';
+import { ReferenceVideoDownloader } from './application/ports/reference-video-downloader.js';
+import { MotionTransferEntity } from './infrastructure/motion-transfer.entity.js';
+import { MotionTransferRepository } from './infrastructure/motion-transfer.repository.js';
+import { SafeReferenceVideoDownloader } from './infrastructure/safe-reference-video-downloader.js';
+import { FacadeCharacterImages } from './infrastructure/facade-character-images.js';
+
+/** Motion transfer: accepted and charged over HTTP, made by the `motion_transfer` job on the cloud video provider. */
+@Module({
+  imports: [TypeOrmModule.forFeature([MotionTransferEntity]), OutboundModule, BillingModule, CharactersModule, ProvidersModule],
+  controllers: [MotionTransferController],
+  providers: [
+    MotionTransferRepository,
+    MotionTransferService,
+    MotionInputs,
+    MotionTransferJob,
+    { provide: CharacterImages, useClass: FacadeCharacterImages },
+    { provide: ReferenceVideoDownloader, useClass: SafeReferenceVideoDownloader },
+  ],
+})
+export class MotionTransferModule {}

@@ -1,0 +1,113 @@
+import { Logger } from '@nestjs/common';
+import { readWebBody, readWebSnippet } from './body-limit.js';
+import { isOutboundError, OutboundError } from './outbound-error.js';
+import { abortableSleep, isRetryableStatus, parseRetryAfter, RETRY_DEFAULTS, retryDelay, type RetryOptions } from './retry-policy.js';
+
+export interface HttpRequestOptions extends RetryOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Budget of each attempt, body included. */
+  timeoutMs?: number;
+  /** Largest response body accepted; bigger ones fail as `too_large` without being read whole. */
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  /** The final URL, after any redirects. */
+  url: string;
+}
+
+export const HTTP_DEFAULTS = { timeoutMs: 30_000, maxBytes: 16 * 1024 * 1024 } as const;
+
+const logger = new Logger('Outbound');
+
+/**
+ * One HTTP exchange with an operator-configured service (never a user-supplied URL: use
+ * `safeDownload` for those). Answers 2xx; anything else is an `OutboundError`. Retries only
+ * what may pass on its own: 429, 5xx and network errors, a bounded number of times.
+ */
+export async function httpRequest(url: string, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
+  const retries = opts.retries ?? RETRY_DEFAULTS.retries;
+  const sleep = opts.sleep ?? abortableSleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await attemptOnce(url, opts);
+    } catch (err) {
+      const failure = classify(err, opts.signal);
+      failure.attempts = attempt;
+      if (!failure.retryable || attempt > retries) throw failure;
+      const delay = retryDelay(attempt, opts, failure.retryAfterMs);
+      logger.warn(`${opts.method ?? 'GET'} ${hostOf(url)} failed (${failure.kind}${failure.status ? ` ${failure.status}` : ''}); retry ${attempt}/${retries} in ${delay} ms`);
+      try {
+        await sleep(delay, opts.signal);
+      } catch (abortErr) {
+        throw classify(abortErr, opts.signal);
+      }
+    }
+  }
+}
+
+async function attemptOnce(url: string, opts: HttpRequestOptions): Promise<HttpResponse> {
+  const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  const res = await fetch(url, { method: opts.method ?? 'GET', headers: opts.headers, body: opts.body, signal });
+  if (res.status < 200 || res.status > 299) {
+    const bodySnippet = await readWebSnippet(res);
+    throw new OutboundError('http', `${hostOf(url)} answered ${res.status}.`, {
+      status: res.status,
+      retryable: isRetryableStatus(res.status),
+      retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+      bodySnippet,
+    });
+  }
+  const body = await readWebBody(res, opts.maxBytes ?? HTTP_DEFAULTS.maxBytes, `The answer from ${hostOf(url)}`);
+  return { status: res.status, headers: res.headers, body, url: res.url || url };
+}
+
+/** Turns whatever fetch threw into an OutboundError; a caller's abort is never retried. */
+function classify(err: unknown, callerSignal?: AbortSignal): OutboundError {
+  if (isOutboundError(err)) return err;
+  if (callerSignal?.aborted) return new OutboundError('aborted', 'The request was cancelled.', { cause: err });
+  const name = (err as Error | undefined)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new OutboundError('timeout', 'The request timed out.', { cause: err });
+  }
+  const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const detail = cause?.code ?? cause?.message ?? (err as Error | undefined)?.message ?? String(err);
+  return new OutboundError('network', `The request failed: ${detail}.`, { retryable: true, cause: err });
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the service';
+  }
+}
+
+export interface JsonRequestOptions extends Omit<HttpRequestOptions, 'body'> {
+  /** Sent as the JSON body, with the matching Content-Type. */
+  json?: unknown;
+}
+
+/** `httpRequest` that sends and expects JSON; an answer that is not JSON is `bad_response`. */
+export async function httpJson<T = unknown>(url: string, opts: JsonRequestOptions = {}): Promise<{ status: number; headers: Headers; data: T }> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
+  if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await httpRequest(url, { ...opts, headers, body: opts.json === undefined ? undefined : JSON.stringify(opts.json) });
+  return { status: res.status, headers: res.headers, data: parseJson<T>(res.body, url) };
+}
+
+export function parseJson<T = unknown>(body: Buffer, url = ''): T {
+  try {
+    return JSON.parse(body.toString('utf8')) as T;
+  } catch (err) {
+    throw new OutboundError('bad_response', `${hostOf(url)} answered with something that is not JSON.`, { cause: err });
+  }
+}
