@@ -40,6 +40,13 @@ export class MemoryJobStore extends JobStore {
     return row && row.workspaceId === workspaceId ? { ...row } : null;
   }
 
+  async findManyInWorkspace(workspaceId: string, ids: readonly string[]): Promise<JobRecord[]> {
+    return ids.flatMap((id) => {
+      const row = this.rows.get(id);
+      return row && row.workspaceId === workspaceId ? [{ ...row }] : [];
+    });
+  }
+
   async claim(id: string): Promise<JobRecord | null> {
     return this.change(id, ['pending', 'running'], (r) => {
       r.status = 'running';

@@ -24,7 +24,6 @@ import { MediaStore } from './application/media-store.js';
 import { ModerationService } from './application/moderation.service.js';
 import { ContentItemEntity } from './infrastructure/content-item.entity.js';
 import { ContentItemRepository } from './infrastructure/content-item.repository.js';
-import { ItemJobsRepository } from './infrastructure/item-jobs.repository.js';
 import { StoredCharacterImages } from './infrastructure/stored-character-images.js';
 import { ProvidersModule } from './providers.module.js';
 
@@ -44,7 +43,6 @@ import { ProvidersModule } from './providers.module.js';
   ],
   providers: [
     ContentItemRepository,
-    ItemJobsRepository,
     { provide: CharacterImages, useClass: StoredCharacterImages },
     CalendarPosts,
     ContentViews,

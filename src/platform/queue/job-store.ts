@@ -13,6 +13,7 @@ import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.t
 export abstract class JobStore {
   abstract insert(tx: Tx, job: JobRecord): Promise<void>;
   abstract findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null>;
+  abstract findManyInWorkspace(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<JobRecord[]>;
   /** pending|running → running, attempts+1; null when missing or already finished. */
   abstract claim(id: string): Promise<JobRecord | null>;
   /** Raises progress of a running job; null when it was already at or past `progress`. */
@@ -75,6 +76,12 @@ export class TypeOrmJobStore extends JobStore {
   async findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null> {
     const rows: JobRow[] = await this.ds.query('SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
     return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async findManyInWorkspace(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<JobRecord[]> {
+    if (ids.length === 0) return [];
+    const rows: JobRow[] = await (tx ?? this.ds).query('SELECT * FROM jobs WHERE workspace_id = $1 AND id = ANY($2)', [workspaceId, [...ids]]);
+    return rows.map(fromRow);
   }
 
   claim(id: string): Promise<JobRecord | null> {

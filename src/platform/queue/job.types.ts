@@ -66,4 +66,6 @@ export abstract class Jobs {
   /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;
   abstract get(workspaceId: string, id: string): Promise<JobRecord | null>;
+  /** Several jobs of one workspace by id in one read (e.g. the jobs of a page of items). */
+  abstract getMany(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<Map<string, JobRecord>>;
 }

@@ -50,4 +50,9 @@ export class JobsService extends Jobs {
   get(workspaceId: string, id: string): Promise<JobRecord | null> {
     return this.store.findInWorkspace(workspaceId, id);
   }
+
+  async getMany(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<Map<string, JobRecord>> {
+    const jobs = await this.store.findManyInWorkspace(workspaceId, [...new Set(ids)], tx);
+    return new Map(jobs.map((j) => [j.id, j]));
+  }
 }

@@ -7,9 +7,9 @@ import { CharactersFacade } from '../../characters/index.js';
 import type { ContentItem } from '../domain/content-item.js';
 import { calendarRange, DEFAULT_TIME_ZONE, formatDate, localDay } from '../domain/schedule-time.js';
 import { ContentItemRepository, type QueueFilter } from '../infrastructure/content-item.repository.js';
-import { ItemJobsRepository } from '../infrastructure/item-jobs.repository.js';
 import { CalendarPosts } from './calendar-posts.js';
-import { ContentViews, type ItemBody } from './content-views.js';
+import { ContentViews, jobIdsOf, type ItemBody } from './content-views.js';
+import { Jobs } from '../../../platform/queue/index.js';
 
 export interface CalendarRequest {
   from?: string;
@@ -23,7 +23,7 @@ export class ContentQueryService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly items: ContentItemRepository,
-    private readonly itemJobs: ItemJobsRepository,
+    private readonly jobs: Jobs,
     private readonly characters: CharactersFacade,
     private readonly posts: CalendarPosts,
     private readonly views: ContentViews,
@@ -62,7 +62,7 @@ export class ContentQueryService {
   async videoStatus(workspaceId: string, id: string): Promise<Record<string, unknown>> {
     const item = await this.items.find(this.ds.manager, workspaceId, id);
     if (!item || item.kind !== 'video') throw AppError.notFound('Video');
-    const jobs = await this.itemJobs.byIds(this.ds.manager, workspaceId, [item.jobId]);
+    const jobs = await this.jobs.getMany(workspaceId, jobIdsOf([item]));
     return toVideoStatusBody(item, item.jobId ? (jobs.get(item.jobId) ?? null) : null);
   }
 

@@ -6,7 +6,7 @@ import { RealtimePublisher } from '../../../platform/realtime/index.js';
 import { toContentItemBody } from '../api/dto/content-item.body.js';
 import type { ContentItem } from '../domain/content-item.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
-import { ItemJobsRepository } from '../infrastructure/item-jobs.repository.js';
+import { Jobs } from '../../../platform/queue/index.js';
 
 export type ItemBody = Record<string, unknown>;
 
@@ -15,6 +15,11 @@ export type ItemBody = Record<string, unknown>;
  * published after the change committed; a lost event only costs a client a poll, so publishing
  * never fails the change.
  */
+/** The job ids items point at, for one batched read. */
+export function jobIdsOf(items: ReadonlyArray<{ jobId: string | null }>): string[] {
+  return items.flatMap((i) => (i.jobId ? [i.jobId] : []));
+}
+
 @Injectable()
 export class ContentViews {
   private readonly logger = new Logger('Content');
@@ -22,17 +27,17 @@ export class ContentViews {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly items: ContentItemRepository,
-    private readonly jobs: ItemJobsRepository,
+    private readonly jobs: Jobs,
     private readonly publisher: RealtimePublisher,
   ) {}
 
   async body(workspaceId: string, item: ContentItem, m: Tx = this.ds.manager): Promise<ItemBody> {
-    const jobs = await this.jobs.byIds(m, workspaceId, [item.jobId]);
+    const jobs = await this.jobs.getMany(workspaceId, jobIdsOf([item]), m);
     return toContentItemBody(item, item.jobId ? (jobs.get(item.jobId) ?? null) : null);
   }
 
   async bodies(workspaceId: string, items: ContentItem[], m: Tx = this.ds.manager): Promise<ItemBody[]> {
-    const jobs = await this.jobs.byIds(m, workspaceId, items.map((i) => i.jobId));
+    const jobs = await this.jobs.getMany(workspaceId, jobIdsOf(items), m);
     return items.map((i) => toContentItemBody(i, i.jobId ? (jobs.get(i.jobId) ?? null) : null));
   }
 

@@ -16,6 +16,9 @@ class FakeJobs extends Jobs {
   async get(): Promise<JobRecord | null> {
     return null;
   }
+  async getMany(): Promise<Map<string, JobRecord>> {
+    return new Map();
+  }
 }
 
 function setup(env: Record<string, string> = {}) {

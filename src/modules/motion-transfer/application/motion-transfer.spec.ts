@@ -108,6 +108,9 @@ class FakeJobs {
     const j = this.rows.get(id);
     return j && j.workspaceId === ws ? j : null;
   }
+  async getMany(ws: string, ids: readonly string[]) {
+    return new Map([...this.rows].filter(([id, j]) => ids.includes(id) && j.workspaceId === ws));
+  }
 }
 
 function character(): Character {
