@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import sharp from 'sharp';
+import { loadSharp } from '../../../platform/media/sharp.js';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
@@ -95,6 +95,7 @@ function assertRoomForImage(character: Character): void {
 
 /** Reads the header only; the dimensions are those of the image as displayed (EXIF orientation applied). */
 async function dimensionsOf(bytes: Buffer, kind: ImageType): Promise<{ width: number; height: number }> {
+  const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
     const expected = kind.ext === 'jpg' ? 'jpeg' : kind.ext;

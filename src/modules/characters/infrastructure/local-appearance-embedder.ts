@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../../platform/media/sharp.js';
 import { AppError } from '../../../core/index.js';
 import { AppearanceEmbedder } from '../application/ports/appearance-embedder.js';
 import { EMBEDDING_DIMENSIONS, l2Normalize } from '../domain/embedding.js';
@@ -13,6 +13,7 @@ const MAX_INPUT_PIXELS = 50_000_000;
  */
 export class LocalAppearanceEmbedder extends AppearanceEmbedder {
   async embed(image: Buffer): Promise<number[]> {
+    const sharp = await loadSharp();
     let rgb: Buffer;
     try {
       rgb = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS })

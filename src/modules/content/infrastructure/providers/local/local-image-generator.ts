@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../../../../platform/media/sharp.js';
 import { ImageGenerator, type GeneratedMedia, type ImageRequest } from '../../../application/ports/index.js';
 import { upstreamFailed } from '../shared/provider-failure.js';
 import { seedFrom } from '../shared/seeded.js';
@@ -13,6 +13,7 @@ const DEFAULT_STRENGTH = 0.65;
  */
 export class LocalImageGenerator extends ImageGenerator {
   async generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
+    const sharp = await loadSharp();
     const base = req.initImage ? await rawCover(req.initImage.bytes, req.width, req.height) : undefined;
     const images: GeneratedMedia[] = [];
     for (let i = 0; i < req.count; i++) {
@@ -28,6 +29,7 @@ export class LocalImageGenerator extends ImageGenerator {
 
 /** An image scaled to cover the size, as raw RGB, for blending. */
 export async function rawCover(bytes: Buffer, width: number, height: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     return await sharp(bytes).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().raw().toBuffer();
   } catch {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from '../../../../../platform/media/sharp.js';
 import {
   VideoGenerator,
   type AspectRatio,
@@ -47,6 +47,7 @@ interface RenderSpec {
 }
 
 async function render(spec: RenderSpec): Promise<VideoResult> {
+  const sharp = await loadSharp();
   const { width, height } = frameSize(spec.aspectRatio, LONG_SIDE);
   const base = spec.base ? await rawCover(spec.base, width, height) : undefined;
   const pattern = patternSpec(spec.seed);

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../../../../platform/media/sharp.js';
 import {
   VideoGenerator,
   type AspectRatio,
@@ -78,6 +78,7 @@ function scenePrompt(character: CharacterBrief, scene: string): string {
  * reference image at the video's aspect ratio; none when there is neither.
  */
 async function thumbnailFor(bytes: Buffer, type: string, req: { aspectRatio: AspectRatio; referenceImage?: { bytes: Buffer } }): Promise<GeneratedMedia | undefined> {
+  const sharp = await loadSharp();
   const source = type.startsWith('image/') ? bytes : req.referenceImage?.bytes;
   if (!source) return undefined;
   const size = frameSize(req.aspectRatio, 640);

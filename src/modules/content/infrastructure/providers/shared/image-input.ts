@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../../../../platform/media/sharp.js';
 import { upstreamFailed, type ProviderName } from './provider-failure.js';
 import { isImageType, sniffMediaType } from './media-sniff.js';
 import type { GeneratedMedia } from '../../../application/ports/index.js';
@@ -8,12 +8,14 @@ import type { GeneratedMedia } from '../../../application/ports/index.js';
  * work at and re-encoded as JPEG, so a 10 MiB upload becomes a few hundred KB.
  */
 export async function inlineImage(image: { bytes: Buffer }, width: number, height: number): Promise<{ bytes: Buffer; contentType: string }> {
+  const sharp = await loadSharp();
   const bytes = await sharp(image.bytes).rotate().resize(width, height, { fit: 'cover' }).flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
   return { bytes, contentType: 'image/jpeg' };
 }
 
 /** Checks provider output really is an image and reads its size; anything else is a bad response. */
 export async function describeImage(provider: ProviderName, bytes: Buffer): Promise<GeneratedMedia> {
+  const sharp = await loadSharp();
   const type = sniffMediaType(bytes);
   if (!isImageType(type)) throw upstreamFailed(provider, 'bad_response', 'The provider sent an output that is not an image.');
   try {
