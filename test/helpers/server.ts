@@ -73,7 +73,7 @@ export async function createBacking(opts: { services?: boolean } = {}): Promise<
   };
 }
 
-function launch(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 45_000): Promise<{ proc: RunningProcess; match: RegExpMatchArray }> {
+function launch(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<{ proc: RunningProcess; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, [join(ROOT, 'dist/src', script)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },

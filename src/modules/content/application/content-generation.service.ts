@@ -119,10 +119,12 @@ export class ContentGenerationService {
     const { item, job } = await inTransaction(this.ds, async (tx) => {
       await this.characters.get(workspaceId, characterId, tx);
       const made = draft(newId('cnt'), new Date());
-      const ordered: JobRecord = await this.orders.order(tx, made);
+      const ordered: JobRecord = await this.orders.createJob(tx, made);
       made.jobId = ordered.id;
       await this.items.insert(tx, made);
+      // Shared rows last, so their locks are held only until the commit that follows.
       await this.characters.addContent(tx, workspaceId, characterId);
+      await this.orders.charge(tx, made);
       return { item: made, job: ordered };
     });
     // The body is built from the rows as committed: once enqueued the job may already be running.

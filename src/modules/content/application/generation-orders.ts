@@ -29,25 +29,38 @@ export class GenerationOrders {
     return imageCharge(item.contentType, this.prices);
   }
 
-  /** Debits the item's price (402 and nothing created when short) and creates its job. */
+  /** Creates the item's job and debits its price (402, and the transaction rolls back, when short). */
   async order(tx: Tx, item: ContentItem): Promise<JobRecord> {
-    const credits = this.chargeFor(item);
+    const job = await this.createJob(tx, item);
+    await this.charge(tx, item);
+    return job;
+  }
+
+  createJob(tx: Tx, item: ContentItem): Promise<JobRecord> {
     const video = item.kind === 'video';
-    if (credits > 0) {
-      await this.billing.debit(tx, {
-        workspaceId: item.workspaceId,
-        amount: credits,
-        reason: video ? LEDGER_REASONS.video : LEDGER_REASONS.image,
-        refType: 'content',
-        refId: item.id,
-      });
-    }
+    const credits = this.chargeFor(item);
     return this.jobs.create(tx, {
       workspaceId: item.workspaceId,
       jobType: video ? CONTENT_JOBS.video : CONTENT_JOBS.image,
       characterId: item.characterId,
       contentId: item.id,
       payload: video ? { credits } : { credits, images: imageCount(item.contentType) },
+    });
+  }
+
+  /**
+   * The debit locks the workspace row until commit, and every paid request of the workspace
+   * queues on that lock: callers make it the last statement of their transaction.
+   */
+  async charge(tx: Tx, item: ContentItem): Promise<void> {
+    const credits = this.chargeFor(item);
+    if (credits <= 0) return;
+    await this.billing.debit(tx, {
+      workspaceId: item.workspaceId,
+      amount: credits,
+      reason: item.kind === 'video' ? LEDGER_REASONS.video : LEDGER_REASONS.image,
+      refType: 'content',
+      refId: item.id,
     });
   }
 }
