@@ -122,8 +122,7 @@ export class ContentGenerationService {
       const ordered: JobRecord = await this.orders.createJob(tx, made);
       made.jobId = ordered.id;
       await this.items.insert(tx, made);
-      // Shared rows last, so their locks are held only until the commit that follows.
-      await this.characters.addContent(tx, workspaceId, characterId);
+      // The workspace row last: its lock is then held only until the commit that follows.
       await this.orders.charge(tx, made);
       return { item: made, job: ordered };
     });

@@ -80,6 +80,8 @@ export class GenerationSteps {
         ...textChanges(item, text),
       };
       await this.items.update(tx, job.workspaceId, contentId, changes);
+      // An item counts on its character once, when it is first made (not again on regeneration).
+      if (item.mediaJobId === null) await this.characters.addContent(tx, job.workspaceId, item.characterId);
       const finished = { ...item, ...changes };
       return { result: resultOf(finished), replaced: item.media };
     });

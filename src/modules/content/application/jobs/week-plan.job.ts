@@ -93,7 +93,6 @@ export class WeekPlanJob {
           await this.items.insert(tx, item);
           made.push(item);
         }
-        await this.characters.addContent(tx, job.workspaceId, character.id, made.length);
         return made;
       });
     } catch (err) {
