@@ -6,3 +6,7 @@ export type { ContentItem, ContentStatus, ContentType, StoredMedia, Variant } fr
 export { canTransition } from './domain/content-status.js';
 export { canonicalPlatform, isPlatformName, PLATFORM_NAMES, type Platform, type PlatformName } from './domain/platforms.js';
 export { toContentItemBody } from './api/dto/content-item.body.js';
+export { ProvidersModule } from './providers.module.js';
+export { toCharacterBrief } from './application/character-brief.js';
+export { ImageGenerator, TextGenerator, VideoGenerator, ASPECT_RATIOS } from './application/ports/index.js';
+export type { AspectRatio, CharacterBrief, GeneratedMedia, MotionTransferRequest, VideoRequest } from './application/ports/index.js';

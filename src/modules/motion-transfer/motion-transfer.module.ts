@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../platform/outbound/index.js';
 import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
-import { ProvidersModule } from '../content/providers.module.js';
+import { ProvidersModule } from '../content/index.js';
 import { MotionTransferController } from './api/motion-transfer.controller.js';
 import { MotionInputs } from './application/motion-inputs.js';
 import { MotionTransferJob } from './application/motion-transfer.job.js';

@@ -2,7 +2,7 @@ import type { Character } from '../../characters/index.js';
 import type { CharacterBrief } from './ports/index.js';
 
 /** What the providers need to know about a character to write and draw in its voice and look. */
-export function toCharacterBrief(c: Character): CharacterBrief {
+export function toCharacterBrief(c: Character, primaryImageUrl: string | null = c.referenceImages[0] ?? null): CharacterBrief {
   return {
     id: c.id,
     name: c.name,
@@ -13,6 +13,6 @@ export function toCharacterBrief(c: Character): CharacterBrief {
     location: c.identity.location,
     occupation: c.identity.occupation,
     stylePresets: c.style.presets ?? [],
-    primaryImageUrl: c.referenceImages[0] ?? null,
+    primaryImageUrl,
   };
 }

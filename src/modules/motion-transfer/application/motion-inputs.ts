@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import { Storage } from '../../../platform/storage/index.js';
-import { CharactersFacade, type Character } from '../../characters/index.js';
-import type { CharacterBrief } from '../../content/application/ports/media.js';
+import { CharactersFacade } from '../../characters/index.js';
+import { toCharacterBrief, type CharacterBrief } from '../../content/index.js';
 import { MAX_REFERENCE_VIDEO_BYTES, motionKeys, type MotionTransfer } from '../domain/motion-transfer.js';
 import { sniffVideoType } from '../domain/video-type.js';
 import { MotionTransferRepository } from '../infrastructure/motion-transfer.repository.js';
@@ -64,21 +64,6 @@ export class MotionInputs {
         action: 'motion_transfer',
       });
     }
-    return { character: briefOf(character, primary.url), image: { bytes: stored.body, contentType: primary.contentType } };
+    return { character: toCharacterBrief(character, primary.url), image: { bytes: stored.body, contentType: primary.contentType } };
   }
-}
-
-function briefOf(c: Character, primaryImageUrl: string): CharacterBrief {
-  return {
-    id: c.id,
-    name: c.name,
-    niche: c.niche,
-    tone: c.personality.tone,
-    aesthetic: c.appearance.aesthetic,
-    ageRange: c.appearance.age_range,
-    location: c.identity.location,
-    occupation: c.identity.occupation,
-    stylePresets: c.style.presets ?? [],
-    primaryImageUrl,
-  };
 }

@@ -7,7 +7,7 @@ import type { JobContext, JobRecord, NewJob } from '../../../platform/queue/inde
 import type { Storage, StoredObject } from '../../../platform/storage/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import type { Character, CharactersFacade } from '../../characters/index.js';
-import type { MotionTransferRequest, VideoGenerator } from '../../content/application/ports/video-generator.js';
+import type { MotionTransferRequest, VideoGenerator } from '../../content/index.js';
 import type { MotionTransfer, MotionTransferStatus } from '../domain/motion-transfer.js';
 import type { MotionTransferChanges, MotionTransferRepository } from '../infrastructure/motion-transfer.repository.js';
 import { MotionInputs } from './motion-inputs.js';
