@@ -3,9 +3,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const ACTIVE = `status = 'active'`;
 
 /**
- * Marketplace: listings (each with the frozen template snapshot buyers receive), purchases and
- * reviews. Browsing reads only active listings, so every browse index is partial on that status;
- * `q` is PostgreSQL full-text search (a stored tsvector and a GIN index), which PGlite runs too.
+ * Marketplace: listings, the frozen template snapshot each one sells, purchases and reviews.
+ * Browsing reads only active listings, so every browse index is partial on that status; `q` is
+ * PostgreSQL full-text search (a stored tsvector and a GIN index), which PGlite runs too (pg_trgm would need
+ * an extension loaded into the embedded database).
  * The number of active listings is kept in one counter row by statement-level triggers, so the
  * unfiltered first page does not count 100,000 rows on every request.
  */
@@ -13,6 +14,12 @@ export class Marketplace1732400000000 implements MigrationInterface {
   name = 'Marketplace1732400000000';
 
   async up(q: QueryRunner): Promise<void> {
+    await this.listings(q);
+    await this.purchasesAndReviews(q);
+    await this.activeCounter(q);
+  }
+
+  private async listings(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE marketplace_listings (
         id text PRIMARY KEY,
@@ -21,6 +28,8 @@ export class Marketplace1732400000000 implements MigrationInterface {
         character_id text NOT NULL,
         title text NOT NULL,
         niche text NOT NULL,
+        -- The niche as the filter compares it; a plain column, so the browse index can answer alone.
+        niche_key text GENERATED ALWAYS AS (lower(niche)) STORED,
         price numeric(9, 2) NOT NULL CHECK (price > 0 AND price <= 1000000),
         currency text NOT NULL CHECK (currency IN ('credits', 'USD', 'EUR', 'GBP')),
         price_credits integer NOT NULL CHECK (price_credits > 0),
@@ -28,7 +37,6 @@ export class Marketplace1732400000000 implements MigrationInterface {
         status text NOT NULL CHECK (status IN ('draft', 'active', 'paused', 'sold', 'removed')),
         preview_images jsonb NOT NULL DEFAULT '[]',
         description text NOT NULL DEFAULT '',
-        template jsonb NOT NULL,
         template_image_urls jsonb NOT NULL DEFAULT '[]',
         rating_sum integer NOT NULL DEFAULT 0 CHECK (rating_sum >= 0),
         rating_count integer NOT NULL DEFAULT 0 CHECK (rating_count >= 0),
@@ -36,10 +44,8 @@ export class Marketplace1732400000000 implements MigrationInterface {
           (CASE WHEN rating_count > 0 THEN round(rating_sum::numeric / rating_count, 2) END) STORED,
         sales_count integer NOT NULL DEFAULT 0 CHECK (sales_count >= 0),
         credits_earned bigint NOT NULL DEFAULT 0 CHECK (credits_earned >= 0),
-        search tsvector GENERATED ALWAYS AS (
-          setweight(to_tsvector('english', title), 'A') ||
-          setweight(to_tsvector('english', niche), 'B') ||
-          setweight(to_tsvector('english', description), 'C')) STORED,
+        -- Stored, so matching a phrase rechecks this value instead of parsing the text again per row.
+        search tsvector GENERATED ALWAYS AS (to_tsvector('english', title || ' ' || niche || ' ' || description)) STORED,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
@@ -51,8 +57,19 @@ export class Marketplace1732400000000 implements MigrationInterface {
     await q.query(`CREATE INDEX marketplace_listings_price_idx ON marketplace_listings (price_credits, id) WHERE ${ACTIVE}`);
     await q.query(`CREATE INDEX marketplace_listings_rating_idx ON marketplace_listings (rating DESC NULLS LAST, rating_count DESC, id DESC) WHERE ${ACTIVE}`);
     await q.query(`CREATE INDEX marketplace_listings_popular_idx ON marketplace_listings (sales_count DESC, id DESC) WHERE ${ACTIVE}`);
-    await q.query(`CREATE INDEX marketplace_listings_niche_price_idx ON marketplace_listings (lower(niche), price_credits) INCLUDE (created_at, id) WHERE ${ACTIVE}`);
+    // Covering: a niche + price filter counts and picks its page from the index alone (index-only scans).
+    await q.query(`CREATE INDEX marketplace_listings_niche_price_idx ON marketplace_listings (niche_key, price_credits) INCLUDE (created_at, id) WHERE ${ACTIVE}`);
     await q.query(`CREATE INDEX marketplace_listings_search_idx ON marketplace_listings USING gin (search) WHERE ${ACTIVE}`);
+  }
+
+  private async purchasesAndReviews(q: QueryRunner): Promise<void> {
+    // What buyers receive, kept apart so the listing rows browsing reads stay narrow: only purchases
+    // and updates read it.
+    await q.query(`
+      CREATE TABLE marketplace_templates (
+        listing_id text PRIMARY KEY REFERENCES marketplace_listings(id) ON DELETE CASCADE,
+        template jsonb NOT NULL
+      )`);
 
     await q.query(`
       CREATE TABLE marketplace_purchases (
@@ -81,7 +98,6 @@ export class Marketplace1732400000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE UNIQUE INDEX marketplace_reviews_once_uq ON marketplace_reviews (listing_id, workspace_id)`);
-    await this.activeCounter(q);
   }
 
   private async activeCounter(q: QueryRunner): Promise<void> {
@@ -116,7 +132,7 @@ export class Marketplace1732400000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['marketplace_reviews', 'marketplace_purchases', 'marketplace_listings', 'marketplace_stats']) {
+    for (const t of ['marketplace_reviews', 'marketplace_purchases', 'marketplace_templates', 'marketplace_listings', 'marketplace_stats']) {
       await q.query(`DROP TABLE IF EXISTS ${t}`);
     }
     await q.query(`DROP FUNCTION IF EXISTS marketplace_count_active()`);

@@ -4,6 +4,7 @@ import { AppConfig, ConfigModule } from './config/index.js';
 import { AccessGuard } from './platform/auth/index.js';
 import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
+import { IdempotencyModule } from './platform/idempotency/index.js';
 import { OutboundModule } from './platform/outbound/index.js';
 import { QueueModule } from './platform/queue/queue.module.js';
 import { RateLimitModule } from './platform/rate-limit/index.js';
@@ -36,6 +37,7 @@ export class AppModule {
         RealtimeModule.forRoot(role),
         StorageModule,
         OutboundModule,
+        IdempotencyModule,
         HealthModule,
         AuthModule,
         ApiKeysModule,

@@ -29,7 +29,7 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
-  app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] });
+  app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'] });
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalFilters(new AppExceptionFilter());
   app.useGlobalPipes(strictValidationPipe());

@@ -233,7 +233,8 @@ describe('marketplace', () => {
         api(server).post(`/marketplace/${l.id}/purchase`).set(key),
         api(server).post(`/marketplace/${l.id}/reviews`).set(key).send({ rating: 5 }),
       ];
-      for (const res of await Promise.all(calls)) expect({ path: res.req.path, status: res.status, code: res.body.code }).toEqual({ path: res.req.path, status: 401, code: 'session_required' });
+      const answers = await Promise.all(calls);
+      answers.forEach((res, i) => expect({ i, status: res.status, code: res.body.code }).toEqual({ i, status: 401, code: 'session_required' }));
       expect((await api(server).get('/marketplace')).status).toBe(401);
     });
   });
@@ -267,6 +268,9 @@ describe('marketplace', () => {
       expect(idsOf(p2)).toEqual([ids.cheap]);
       const past = await browse(`niche=${niche}&page=9&page_size=2`);
       expect(past.body).toMatchObject({ listings: [], page: 9, total: 3 });
+      // Browse, the detail page (both built by the database) and the create answer agree field for field.
+      const detail = await api(server).get(`/marketplace/${ids.mid}`).set(buyer.auth);
+      expect(res.body.listings[1]).toEqual(detail.body.listing);
       const all = await browse('');
       expect(all.body.total).toBeGreaterThanOrEqual(3);
       expect(all.body.listings.every((l: { status: string }) => l.status === 'active')).toBe(true);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../../platform/idempotency/index.js';
 import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
 import { ListingsController } from './api/listings.controller.js';
@@ -17,7 +18,7 @@ import { PurchasesRepository } from './infrastructure/purchases.repository.js';
  * The library controller comes first: its static paths must be registered before `:id`.
  */
 @Module({
-  imports: [BillingModule, CharactersModule],
+  imports: [IdempotencyModule, BillingModule, CharactersModule],
   controllers: [MarketplaceLibraryController, ListingsController, MarketplaceController],
   providers: [ListingsRepository, PurchasesRepository, TemplateFreezer, ListingsService, MarketplaceQueryService, PurchaseService, ReviewsService],
 })

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { Idempotent } from '../../../platform/idempotency/index.js';
 import { ListingsService } from '../application/listings.service.js';
 import { ListingEnvelope, toListingBody } from './dto/marketplace.body.js';
 import { CreateListingDto, toListingEdit, toListingInput, UpdateListingDto } from './dto/listing.dto.js';
@@ -15,6 +16,7 @@ export class ListingsController {
 
   @Post()
   @Product()
+  @Idempotent()
   @ApiOperation({ summary: "List a character of your workspace. Its data is frozen into the listing: later edits reach buyers only after an update." })
   @ApiCreatedResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'listing_exists', 'rate_limited')

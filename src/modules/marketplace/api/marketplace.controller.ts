@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { Idempotent } from '../../../platform/idempotency/index.js';
 import { MarketplaceQueryService } from '../application/marketplace-query.service.js';
 import { PurchaseService } from '../application/purchase.service.js';
 import { ReviewsService } from '../application/reviews.service.js';
@@ -29,7 +30,7 @@ export class MarketplaceController {
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async browse(@Query() q: BrowseQueryDto): Promise<ListingPageBody> {
     const page = await this.query.browse(toBrowseRequest(q), pageRequest(q.page, q.page_size));
-    return { listings: page.items.map(toListingBody), page: page.page, page_size: page.pageSize, total: page.total };
+    return { listings: page.items, page: page.page, page_size: page.pageSize, total: page.total };
   }
 
   @Get(':id')
@@ -38,11 +39,12 @@ export class MarketplaceController {
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async get(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<ListingEnvelope> {
-    return { listing: toListingBody(await this.query.get(caller.workspaceId, id)) };
+    return { listing: await this.query.get(caller.workspaceId, id) };
   }
 
   @Post(':id/purchase')
   @Product()
+  @Idempotent()
   @ApiOperation({
     summary: 'Buy a listing: pay price_credits, get a clone of its template. Checks in order: 404, own listing, not active, already bought, character limit, credits.',
   })
@@ -54,6 +56,7 @@ export class MarketplaceController {
 
   @Post(':id/reviews')
   @Product()
+  @Idempotent()
   @ApiOperation({ summary: 'Review a listing you bought, once per workspace; the rating joins its average.' })
   @ApiCreatedResponse({ type: ReviewResultBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'forbidden', 'invalid_state_transition', 'rate_limited')

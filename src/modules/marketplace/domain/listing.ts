@@ -39,7 +39,7 @@ export interface Listing {
   status: ListingStatus;
   /** What the seller gave; may be empty. */
   previewImages: string[];
-  /** The image URLs of the frozen template, shown when the seller gave no previews. */
+  /** The first image URLs of the frozen template, shown when the seller gave no previews. */
   templateImageUrls: string[];
   description: string;
   rating: number | null;
@@ -90,7 +90,7 @@ export function isVisibleTo(listing: Pick<Listing, 'status' | 'sellerWorkspaceId
 
 /** The previews a buyer sees: the seller's, else the template's own images. */
 export function shownPreviews(listing: Pick<Listing, 'previewImages' | 'templateImageUrls'>): string[] {
-  return listing.previewImages.length > 0 ? listing.previewImages : listing.templateImageUrls.slice(0, PREVIEW_IMAGES_MAX);
+  return listing.previewImages.length > 0 ? listing.previewImages : listing.templateImageUrls;
 }
 
 /** An http(s) URL of at most 2048 characters. */
@@ -139,7 +139,7 @@ export function newListing(id: string, sellerWorkspaceId: string, input: Listing
     licenseType: input.licenseType,
     status: input.status,
     previewImages: input.previewImages,
-    templateImageUrls: template.imageUrls,
+    templateImageUrls: template.imageUrls.slice(0, PREVIEW_IMAGES_MAX),
     description: input.description,
     rating: null,
     ratingCount: 0,
@@ -161,7 +161,7 @@ export function listingChanges(current: Listing, edit: ListingEdit, template: Te
   }
   if (template) {
     changes.niche = template.niche;
-    changes.templateImageUrls = template.imageUrls;
+    changes.templateImageUrls = template.imageUrls.slice(0, PREVIEW_IMAGES_MAX);
   }
   return changes;
 }

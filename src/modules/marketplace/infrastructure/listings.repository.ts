@@ -4,6 +4,7 @@ import { PreparedReads, type Tx } from '../../../platform/database/index.js';
 import type { CharacterTemplate } from '../../characters/index.js';
 import type { Listing, ListingStatus } from '../domain/listing.js';
 import { browsePage, browseTotal, type ListingSearch } from './browse-query.js';
+import { LISTING_JSON, type ListingJson } from './listing-json.js';
 import { LISTING_COLUMNS, toListing, type ListingRow } from './listing-row.js';
 
 /** A listing's new field values, and the template when it is frozen again. Other fields are ignored. */
@@ -37,11 +38,12 @@ export class ListingsRepository {
   async insert(tx: Tx, l: Listing, template: CharacterTemplate): Promise<void> {
     await tx.query(
       `INSERT INTO marketplace_listings (id, seller_workspace_id, character_id, title, niche, price, currency, price_credits,
-         license_type, status, preview_images, template_image_urls, description, template, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14::jsonb, $15, $15)`,
+         license_type, status, preview_images, template_image_urls, description, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $14)`,
       [l.id, l.sellerWorkspaceId, l.characterId, l.title, l.niche, l.price, l.currency, l.priceCredits, l.licenseType, l.status,
-        JSON.stringify(l.previewImages), JSON.stringify(l.templateImageUrls), l.description, JSON.stringify(template), l.createdAt],
+        JSON.stringify(l.previewImages), JSON.stringify(l.templateImageUrls), l.description, l.createdAt],
     );
+    await tx.query('INSERT INTO marketplace_templates (listing_id, template) VALUES ($1, $2::jsonb)', [l.id, JSON.stringify(template)]);
   }
 
   /** Any listing by id, whoever sells it; visibility is the caller's decision. */
@@ -50,16 +52,17 @@ export class ListingsRepository {
     return rows[0] ? toListing(rows[0]) : null;
   }
 
-  /** Public read of one listing, as a prepared statement (the detail page is hot). */
-  async findPublic(id: string): Promise<Listing | null> {
-    const rows = await this.prepared.rows<ListingRow>('mkt_listing_by_id', `SELECT ${LISTING_COLUMNS} FROM marketplace_listings WHERE id = $1`, [id]);
-    return rows[0] ? toListing(rows[0]) : null;
+  /** One listing in its wire shape, as a prepared statement (the detail page is hot). */
+  async findJson(id: string): Promise<ListingJson | null> {
+    const rows = await this.prepared.rows<{ listing: ListingJson }>('mkt_listing_json', `SELECT ${LISTING_JSON} AS listing FROM marketplace_listings WHERE id = $1`, [id]);
+    return rows[0]?.listing ?? null;
   }
 
   /** Locks the listing until `tx` ends and answers it with its template: purchases and updates queue here. */
   async lock(tx: Tx, id: string): Promise<{ listing: Listing; template: CharacterTemplate } | null> {
     const rows: Array<ListingRow & { template: CharacterTemplate }> = await tx.query(
-      `SELECT ${LISTING_COLUMNS}, template FROM marketplace_listings WHERE id = $1 FOR UPDATE`,
+      `SELECT ${LISTING_COLUMNS.split(',').map((c) => `l.${c.trim()}`).join(', ')}, t.template
+       FROM marketplace_listings l JOIN marketplace_templates t ON t.listing_id = l.id WHERE l.id = $1 FOR UPDATE OF l`,
       [id],
     );
     return rows[0] ? { listing: toListing(rows[0]), template: rows[0].template } : null;
@@ -82,11 +85,10 @@ export class ListingsRepository {
       values.push(json ? JSON.stringify(changes[key]) : changes[key]);
       sets.push(`${column} = $${values.length}${json ? '::jsonb' : ''}`);
     }
-    if (changes.template) {
-      values.push(JSON.stringify(changes.template));
-      sets.push(`template = $${values.length}::jsonb`);
-    }
     await tx.query(`UPDATE marketplace_listings SET ${[...sets, 'updated_at = $3'].join(', ')} WHERE id = $1 AND seller_workspace_id = $2`, values);
+    if (changes.template) {
+      await tx.query('UPDATE marketplace_templates SET template = $2::jsonb WHERE listing_id = $1', [id, JSON.stringify(changes.template)]);
+    }
   }
 
   /** Counts a sale and what it paid the seller; an exclusive listing closes. */
@@ -102,15 +104,16 @@ export class ListingsRepository {
     await tx.query(`UPDATE marketplace_listings SET rating_sum = rating_sum + $2, rating_count = rating_count + 1 WHERE id = $1`, [id, rating]);
   }
 
-  async browse(s: ListingSearch, req: PageRequest): Promise<Page<Listing>> {
+  /** A page of active listings, already in their wire shape (see `LISTING_JSON`). */
+  async browse(s: ListingSearch, req: PageRequest): Promise<Page<ListingJson>> {
     const page = browsePage(s);
-    const rows = await this.prepared.rows<ListingRow & { total: string }>(page.name, page.text, page.values);
-    let total = rows.length > 0 ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && s.offset > 0) {
+    const [row] = await this.prepared.rows<{ listings: ListingJson[]; total: string | null }>(page.name, page.text, page.values);
+    let total = Number(row?.total ?? 0);
+    if (row?.total == null && s.offset > 0) {
       const count = browseTotal(s);
       total = Number((await this.prepared.rows<{ total: string }>(count.name, count.text, count.values))[0]?.total ?? 0);
     }
-    return { items: rows.map(toListing), page: req.page, pageSize: req.pageSize, total };
+    return { items: row?.listings ?? [], page: req.page, pageSize: req.pageSize, total };
   }
 
   /** The seller's listings (removed ones left out), newest first; sales and earnings count every listing ever sold. */
