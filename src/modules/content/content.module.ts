@@ -17,6 +17,7 @@ import { ContentViews } from './application/content-views.js';
 import { ContentFacade } from './application/content.facade.js';
 import { GenerationOrders } from './application/generation-orders.js';
 import { GenerationSteps } from './application/jobs/generation-steps.js';
+import { ItemGeneration } from './application/jobs/item-generation.js';
 import { ImageGenerationJob } from './application/jobs/image-generation.job.js';
 import { VideoGenerationJob } from './application/jobs/video-generation.job.js';
 import { WeekPlanJob } from './application/jobs/week-plan.job.js';
@@ -54,6 +55,7 @@ import { ProvidersModule } from './providers.module.js';
     ContentEditingService,
     ModerationService,
     ContentFacade,
+    ItemGeneration,
     ImageGenerationJob,
     VideoGenerationJob,
     WeekPlanJob,

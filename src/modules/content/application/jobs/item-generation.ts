@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import type { JobContext } from '../../../../platform/queue/index.js';
+import type { ContentItem, StoredMedia } from '../../domain/content-item.js';
+import { toCharacterBrief } from '../character-brief.js';
+import { CharacterImages, type PrimaryImageBytes } from '../character-images.js';
+import { TextGenerator, type CharacterBrief } from '../ports/index.js';
+import { callProvider } from '../provider-call.js';
+import { GenerationSteps, needsCaption } from './generation-steps.js';
+
+/** What a media-making step gets: the item, its character's brief and primary image, if any. */
+export interface GenerationInput {
+  item: ContentItem;
+  brief: CharacterBrief;
+  reference: PrimaryImageBytes | null;
+}
+
+/**
+ * The frame every item-generating job runs in: begin the item, let `makeMedia` produce and store
+ * its media, write the caption when the client gave none, finish. A failure marks the item failed
+ * before it reaches the runner (whose failure hook then refunds).
+ */
+@Injectable()
+export class ItemGeneration {
+  constructor(
+    private readonly steps: GenerationSteps,
+    private readonly text: TextGenerator,
+    private readonly references: CharacterImages,
+  ) {}
+
+  async run(ctx: JobContext, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+    try {
+      return await this.generate(ctx, makeMedia);
+    } catch (err) {
+      await this.steps.markFailed(ctx.job);
+      throw err;
+    }
+  }
+
+  private async generate(ctx: JobContext, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+    const { job } = ctx;
+    const begun = await this.steps.begin(job);
+    if ('done' in begun) return begun.done;
+    const { item, character } = begun;
+    await ctx.progress(10);
+    const brief = toCharacterBrief(character);
+    const reference = await this.references.primaryImage(job.workspaceId, character.id);
+    await ctx.progress(20);
+    const media = await makeMedia({ item, brief, reference });
+    await ctx.progress(85);
+    const caption = needsCaption(item)
+      ? await callProvider('text', () =>
+          this.text.caption({ character: brief, prompt: item.imagePrompt, platform: item.platform, contentType: item.contentType, language: item.language ?? undefined }),
+        )
+      : undefined;
+    await ctx.progress(95);
+    return this.steps.finish(job, media, caption);
+  }
+}
