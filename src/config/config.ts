@@ -111,6 +111,100 @@ export interface ProviderSettings {
   maxDownloadBytes: number;
 }
 
+export const PUBLISH_PLATFORMS = ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] as const;
+export type PublishPlatform = (typeof PUBLISH_PLATFORMS)[number];
+
+/** One platform's OAuth client and API addresses; a platform without them runs in sandbox mode. */
+export interface PlatformCredentials {
+  clientId: string;
+  clientSecret: string;
+  apiUrl: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  uploadUrl: string;
+}
+
+export interface PublishingSettings {
+  /** Undefined: the platform has no client credentials and runs in sandbox mode (contract §8). */
+  platforms: Readonly<Record<PublishPlatform, PlatformCredentials | undefined>>;
+  /** Budget of one platform HTTP call. */
+  timeoutMs: number;
+  pollIntervalMs: number;
+  pollTimeoutMs: number;
+  /** A post in `publishing` longer than this is considered abandoned by its worker and swept. */
+  leaseSeconds: number;
+  /** How often the dispatcher asks PostgreSQL for due posts when it found none. */
+  dispatchIntervalMs: number;
+  dispatchBatch: number;
+  /** Publish calls one consuming process makes at once. */
+  concurrency: number;
+  /** Timezone for slots when neither the character nor its identity names one. */
+  defaultTimezone: string;
+}
+
+const PLATFORM_DEFAULTS: Record<PublishPlatform, Omit<PlatformCredentials, 'clientId' | 'clientSecret'>> = {
+  instagram: {
+    apiUrl: 'https://graph.facebook.com/v21.0',
+    authorizeUrl: 'https://www.facebook.com/v21.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v21.0/oauth/access_token',
+    uploadUrl: 'https://graph.facebook.com/v21.0',
+  },
+  tiktok: {
+    apiUrl: 'https://open.tiktokapis.com',
+    authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
+    tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
+    uploadUrl: 'https://open.tiktokapis.com',
+  },
+  twitter: {
+    apiUrl: 'https://api.x.com',
+    authorizeUrl: 'https://x.com/i/oauth2/authorize',
+    tokenUrl: 'https://api.x.com/2/oauth2/token',
+    uploadUrl: 'https://api.x.com',
+  },
+  youtube: {
+    apiUrl: 'https://www.googleapis.com/youtube/v3',
+    authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    tokenUrl: 'https://oauth2.googleapis.com/token',
+    uploadUrl: 'https://www.googleapis.com/upload/youtube/v3',
+  },
+  pinterest: {
+    apiUrl: 'https://api.pinterest.com/v5',
+    authorizeUrl: 'https://www.pinterest.com/oauth/',
+    tokenUrl: 'https://api.pinterest.com/v5/oauth/token',
+    uploadUrl: 'https://api.pinterest.com/v5',
+  },
+};
+
+function platformCredentials(env: Env, platform: PublishPlatform): PlatformCredentials | undefined {
+  const prefix = platform.toUpperCase();
+  const clientId = optional(env, `${prefix}_CLIENT_ID`);
+  const clientSecret = optional(env, `${prefix}_CLIENT_SECRET`);
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    throw new ConfigError(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`);
+  }
+  if (clientId === undefined || clientSecret === undefined) return undefined;
+  const d = PLATFORM_DEFAULTS[platform];
+  const address = (name: string, fallback: string): string => url(env, `${prefix}_${name}`, fallback, ['http:', 'https:'])!;
+  return {
+    clientId,
+    clientSecret,
+    apiUrl: address('API_URL', d.apiUrl),
+    authorizeUrl: address('AUTHORIZE_URL', d.authorizeUrl),
+    tokenUrl: address('TOKEN_URL', d.tokenUrl),
+    uploadUrl: address('UPLOAD_URL', d.uploadUrl),
+  };
+}
+
+function timezone(env: Env, name: string, fallback: string): string {
+  const zone = str(env, name, fallback);
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new ConfigError(`${name} must be an IANA timezone such as America/New_York, got "${zone}"`);
+  }
+  return zone;
+}
+
 /** The one typed, validated configuration. Nothing else reads process.env. */
 export class AppConfig {
   readonly nodeEnv: string;
@@ -154,6 +248,7 @@ export class AppConfig {
    * addresses. Empty in production; tests list their loopback fakes here.
    */
   readonly outboundAllowHosts: string[];
+  readonly publishing: PublishingSettings;
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -243,6 +338,17 @@ export class AppConfig {
     if (this.providers.text === 'openai' && !this.providers.openaiKey) {
       throw new ConfigError('OPENAI_API_KEY is required when TEXT_PROVIDER=openai');
     }
+    this.publishing = {
+      platforms: Object.fromEntries(PUBLISH_PLATFORMS.map((p) => [p, platformCredentials(env, p)])) as Record<PublishPlatform, PlatformCredentials | undefined>,
+      timeoutMs: int(env, 'PUBLISH_TIMEOUT_MS', 30_000, 100, 600_000),
+      pollIntervalMs: int(env, 'PUBLISH_POLL_INTERVAL_MS', 2_000, 1, 60_000),
+      pollTimeoutMs: int(env, 'PUBLISH_POLL_TIMEOUT_MS', 120_000, 10, 3_600_000),
+      leaseSeconds: int(env, 'PUBLISH_LEASE_SECONDS', 600, 1, 86_400),
+      dispatchIntervalMs: int(env, 'PUBLISH_DISPATCH_INTERVAL_MS', 500, 10, 60_000),
+      dispatchBatch: int(env, 'PUBLISH_DISPATCH_BATCH', 100, 1, 1000),
+      concurrency: int(env, 'PUBLISH_CONCURRENCY', 16, 1, 256),
+      defaultTimezone: timezone(env, 'DEFAULT_TIMEZONE', 'America/New_York'),
+    };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   }
 

@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './plans.js';
 export * from './auth-context.js';
 export * from './pagination.js';
+export * from './platforms.js';

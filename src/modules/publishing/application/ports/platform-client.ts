@@ -1,0 +1,130 @@
+import type { PlatformCredentials } from '../../../../config/index.js';
+import type { Platform } from '../../../../core/index.js';
+
+/** The contract's publish error codes (§8). `rate_limited` and `network_error` are retryable. */
+export const PUBLISH_ERROR_CODES = ['token_expired', 'rate_limited', 'content_rejected', 'network_error', 'unconfirmed', 'unknown_error'] as const;
+export type PublishErrorCode = (typeof PUBLISH_ERROR_CODES)[number];
+
+/**
+ * Where a failure happened relative to the one irreversible call (the call that makes the post
+ * public): `before` it nothing is public and a retry is safe; `unknown` means the irreversible
+ * call was sent and its outcome is not known (timeout, reset, 5xx), so it must be reconciled,
+ * never sent again blindly. A clear refusal of the irreversible call (4xx, 429) is `before`.
+ */
+export type FailurePoint = 'before' | 'unknown';
+
+/** The one failure type every adapter throws from `publish`, `exchangeCode`, `refresh`, `listBoards`. */
+export class PublishFailure extends Error {
+  constructor(
+    readonly code: PublishErrorCode,
+    message: string,
+    readonly point: FailurePoint = 'before',
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'PublishFailure';
+  }
+}
+
+export interface PlatformTokens {
+  accessToken: string;
+  /** Null when the platform issued none; a refresh never overwrites a stored token with null. */
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  scopes: string[];
+}
+
+export interface PlatformAccount {
+  /** The platform's id of the account (Instagram business account id, TikTok open_id, X user id, YouTube channel id, Pinterest username). */
+  id: string;
+  name: string;
+}
+
+export interface ConnectedAccount extends PlatformTokens {
+  account: PlatformAccount;
+}
+
+export interface PublishMedia {
+  /** A public URL the platform can pull (Instagram, TikTok, Pinterest pull from URL). */
+  url: string;
+  contentType: string;
+  kind: 'image' | 'video';
+  /** The bytes, for platforms that take an upload (X, YouTube). */
+  read(): Promise<Buffer>;
+}
+
+export interface PublishRequest {
+  /** Our scheduled post id; adapters may send it where a platform takes an idempotency hint. */
+  postId: string;
+  accessToken: string;
+  account: PlatformAccount;
+  /** single | carousel | story | video | reel | short (contract §6). */
+  contentType: string;
+  /** The full text to post: caption, hashtags and call to action already joined. */
+  text: string;
+  /** A short title where the platform wants one (YouTube, Pinterest). */
+  title: string;
+  media: PublishMedia[];
+  /** Pinterest: the board to pin to. */
+  boardId?: string | null;
+}
+
+export interface PublishResult {
+  remotePostId: string;
+  remoteUrl: string | null;
+  /** The media URLs as the platform serves them (or ours, where the platform gives none back). */
+  mediaUrls: string[];
+}
+
+/** What a reconciliation looks for: the post's text and media, sent at or after `since`. */
+export interface ReconcileQuery {
+  accessToken: string;
+  account: PlatformAccount;
+  text: string;
+  title: string;
+  since: Date;
+  boardId?: string | null;
+  /** Remote ids already recorded for other posts of this connection; never matched again. */
+  knownRemoteIds: ReadonlySet<string>;
+}
+
+export interface Board {
+  id: string;
+  name: string;
+  privacy: string;
+}
+
+export interface AuthorizeParams {
+  state: string;
+  redirectUri: string;
+  /** S256 challenge when the adapter `supportsPkce`. */
+  codeChallenge?: string;
+}
+
+/**
+ * One social platform's API (contract §8). Adapters hold no per-user state: tokens come in with
+ * each call. Every failure is a `PublishFailure` with one of the contract's codes.
+ */
+export interface PlatformClient {
+  readonly platform: Platform;
+  readonly supportsPkce: boolean;
+  /** Scopes asked for at authorization. */
+  readonly scopes: readonly string[];
+  authorizeUrl(params: AuthorizeParams): string;
+  exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount>;
+  refresh(refreshToken: string): Promise<PlatformTokens>;
+  /** Best effort: platforms without a revoke endpoint resolve at once. */
+  revoke(tokens: { accessToken: string; refreshToken: string | null }): Promise<void>;
+  publish(request: PublishRequest): Promise<PublishResult>;
+  /** The post if the platform shows it was made, null if it shows it was not; absent when the platform cannot tell. */
+  reconcile?(query: ReconcileQuery): Promise<PublishResult | null>;
+  listBoards?(accessToken: string): Promise<Board[]>;
+}
+
+/** One live adapter's settings: the platform's credentials and addresses, and our time budgets. */
+export interface PlatformClientOptions extends PlatformCredentials {
+  timeoutMs: number;
+  /** How often and how long to poll asynchronous processing (Instagram containers, TikTok, X video). */
+  pollIntervalMs: number;
+  pollTimeoutMs: number;
+}

@@ -1,0 +1,140 @@
+import { httpRequest, isOutboundError, type HttpRequestOptions } from '../../../../platform/outbound/index.js';
+import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens } from '../../application/ports/platform-client.js';
+
+/**
+ * The HTTP layer every platform adapter shares: one call = `httpRequest` with the adapter's time
+ * budget, answers parsed as JSON, and every failure turned into a `PublishFailure` with the
+ * contract's code. Adapters pass `irreversible: true` for the call that makes a post public: it
+ * is sent once (no transport retry), and a timeout, reset or 5xx on it is an unknown outcome.
+ */
+export interface PlatformCall extends Omit<HttpRequestOptions, 'body'> {
+  /** JSON body (sets Content-Type) ... */
+  json?: unknown;
+  /** ... or a form body (application/x-www-form-urlencoded) ... */
+  form?: Record<string, string | undefined>;
+  /** ... or raw bytes/text with your own Content-Type header. */
+  body?: string | Uint8Array;
+  bearer?: string;
+  irreversible?: boolean;
+  /** What the call does, for messages: "the media container". */
+  what: string;
+}
+
+export interface PlatformReply<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
+
+export class PlatformHttp {
+  constructor(
+    /** "Instagram", "TikTok", ...: the name in failure messages. */
+    readonly label: string,
+    private readonly options: Pick<PlatformClientOptions, 'timeoutMs'>,
+  ) {}
+
+  async call<T = any>(url: string, call: PlatformCall): Promise<PlatformReply<T>> {
+    const { json, form, bearer, irreversible, what, retries, ...transport } = call;
+    const headers: Record<string, string> = { Accept: 'application/json', ...call.headers };
+    let body = call.body;
+    if (json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(json);
+    } else if (form) {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      body = formBody(form);
+    }
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    try {
+      const res = await httpRequest(url, {
+        timeoutMs: this.options.timeoutMs,
+        ...transport,
+        retries: irreversible ? 0 : (retries ?? 2),
+        headers,
+        body,
+      });
+      const text = res.body.toString('utf8');
+      return { status: res.status, headers: res.headers, data: (text ? parseJson(text, this.label, what) : {}) as T };
+    } catch (err) {
+      throw this.failure(err, what, irreversible ? 'unknown' : 'before');
+    }
+  }
+
+  /** Maps an outbound failure; `point` is where an unanswered irreversible call leaves the post. */
+  failure(err: unknown, what: string, point: FailurePoint): Error {
+    if (err instanceof PublishFailure || !isOutboundError(err)) return err as Error;
+    const label = this.label;
+    if (err.kind === 'http' && err.status !== undefined) {
+      const detail = err.bodySnippet ? `: ${err.bodySnippet.slice(0, 300)}` : '';
+      const message = `${label} answered ${err.status} to ${what}${detail}`;
+      if (err.status === 401) return new PublishFailure('token_expired', message);
+      if (err.status === 429) return new PublishFailure('rate_limited', message, 'before', err.retryAfterMs);
+      if (err.status >= 500) return new PublishFailure('network_error', message, point);
+      if (err.status === 400 || err.status === 403 || err.status === 413 || err.status === 415 || err.status === 422) {
+        return new PublishFailure('content_rejected', message);
+      }
+      return new PublishFailure('unknown_error', message);
+    }
+    if (err.kind === 'timeout') return new PublishFailure('network_error', `${label} did not answer ${what} in time.`, point);
+    if (err.kind === 'bad_response' || err.kind === 'too_large') return new PublishFailure('unknown_error', `${label} answered ${what} with something we cannot read.`, point);
+    return new PublishFailure('network_error', `${label} could not be reached for ${what}: ${err.message}`, point);
+  }
+}
+
+export function formBody(form: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) if (v !== undefined) params.set(k, v);
+  return params.toString();
+}
+
+function parseJson(text: string, label: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new PublishFailure('unknown_error', `${label} answered ${what} with something that is not JSON.`);
+  }
+}
+
+/** `Authorization: Basic` for OAuth token endpoints that take client credentials that way. */
+export function basicAuth(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}
+
+/**
+ * The standard OAuth 2 token answer (RFC 6749 §5.1) as tokens. `previousRefresh` is kept when
+ * the platform sends no new refresh token: a stored refresh token is never replaced by nothing.
+ */
+export function tokensFrom(
+  answer: { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown },
+  label: string,
+  previousRefresh: string | null = null,
+  now = Date.now(),
+): PlatformTokens {
+  if (typeof answer.access_token !== 'string' || answer.access_token === '') {
+    throw new PublishFailure('unknown_error', `${label} sent a token answer without an access token.`);
+  }
+  const refresh = typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefresh;
+  const expiresIn = Number(answer.expires_in);
+  return {
+    accessToken: answer.access_token,
+    refreshToken: refresh,
+    expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now + expiresIn * 1000) : null,
+    scopes: typeof answer.scope === 'string' ? answer.scope.split(/[ ,]+/).filter(Boolean) : [],
+  };
+}
+
+/**
+ * A refused token grant (invalid_grant, revoked, 400/401 from the token endpoint) means the user
+ * must connect again: `token_expired`. Anything else keeps its classification.
+ */
+export function tokenGrantFailure(err: unknown, label: string): Error {
+  if (err instanceof PublishFailure && err.code === 'content_rejected') {
+    return new PublishFailure('token_expired', `${label} refused the token grant: ${err.message}`);
+  }
+  return err as Error;
+}
+
+/** Waits `ms`; adapters poll through this so specs can shorten it via options. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

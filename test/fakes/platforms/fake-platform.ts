@@ -1,0 +1,329 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The shared machinery of the five platform fakes: an HTTP server on 127.0.0.1 with a tiny
+ * router, an OAuth 2 authorization server (consent redirect, codes with PKCE, access and refresh
+ * tokens that expire), a record of every request and every post, and the failure switches the
+ * tests flip. Each platform fake (instagram.ts, tiktok.ts, ...) adds its own API routes on top.
+ */
+
+/**
+ * What the fake does from now on, for requests whose route is tagged with `on` (default: the
+ * irreversible publish call). `fail`: answer `status` (with `body`) `times` times. `rate_limit`:
+ * answer 429 with Retry-After `times` times. `hang`: never answer. `lose_reply`: do the work
+ * (record the post) and then answer 500 (`times` times): the outcome is unknown to the caller.
+ */
+export type FakePlatformMode =
+  | { kind: 'ok' }
+  | { kind: 'fail'; status: number; times: number; body?: unknown; on?: RouteTag }
+  | { kind: 'rate_limit'; times: number; retryAfterSeconds?: number; on?: RouteTag }
+  | { kind: 'hang'; on?: RouteTag }
+  | { kind: 'lose_reply'; times: number };
+
+/** `publish`: the irreversible call. `prepare`: uploads, containers, inits. `oauth`: token endpoint. `read`: look-ups. */
+export type RouteTag = 'publish' | 'prepare' | 'oauth' | 'read';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+/** One post as the platform made it public. */
+export interface RecordedPost {
+  id: string;
+  accountId: string;
+  text: string;
+  title?: string;
+  mediaUrls: string[];
+  boardId?: string;
+  createdAt: Date;
+  /** Platform-specific extras (media type, privacy, ...). */
+  extra: Record<string, unknown>;
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  refreshToken: string | null;
+  accountId: string;
+  scopes: string[];
+  expiresAt: number;
+}
+
+export interface FakeRequest extends RecordedRequest {
+  json<T = any>(): T;
+  form(): URLSearchParams;
+  params: Record<string, string>;
+  /** The account of a valid `Authorization: Bearer` (or `access_token` query) token, else undefined. */
+  account?: string;
+}
+
+export type FakeHandler = (req: FakeRequest, res: ServerResponse) => void | Promise<void>;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  tag: RouteTag;
+  /** Answers 401 itself when the bearer token is missing, unknown or expired. */
+  auth: boolean;
+  handler: FakeHandler;
+}
+
+export interface FakePlatformOptions {
+  clientId: string;
+  clientSecret: string;
+  /** Seconds an access token lives. */
+  accessTtlSeconds?: number;
+  /** Whether the platform issues refresh tokens. */
+  refreshTokens?: boolean;
+  /** The account that consents at the authorize endpoint. */
+  accountId?: string;
+  accountName?: string;
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function compile(path: string): { pattern: RegExp; keys: string[] } {
+  const keys: string[] = [];
+  const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, (_m, key: string) => {
+    keys.push(key);
+    return '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${source}/?$`), keys };
+}
+
+export class FakePlatform {
+  url = '';
+  readonly requests: RecordedRequest[] = [];
+  readonly posts: RecordedPost[] = [];
+  readonly tokens = new Map<string, IssuedToken>();
+  readonly refreshTokens = new Map<string, IssuedToken>();
+  /** When true, every refresh-token grant is refused with invalid_grant. */
+  refuseRefresh = false;
+  revoked: string[] = [];
+  private mode: FakePlatformMode = { kind: 'ok' };
+  private readonly routes: Route[] = [];
+  private readonly codes = new Map<string, { challenge?: string; redirectUri: string; scopes: string[] }>();
+  private readonly hanging = new Set<ServerResponse>();
+  private readonly server: Server;
+  private seq = 0;
+
+  constructor(readonly options: FakePlatformOptions) {
+    this.server = createServer((req, res) => void this.dispatch(req, res));
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  close(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    return new Promise((r) => {
+      this.server.closeAllConnections();
+      this.server.close(() => r());
+    });
+  }
+
+  setMode(mode: FakePlatformMode): void {
+    this.mode = mode;
+  }
+
+  /** Clears posts, requests and the failure mode (tokens stay valid). */
+  reset(): void {
+    this.posts.length = 0;
+    this.requests.length = 0;
+    this.revoked.length = 0;
+    this.refuseRefresh = false;
+    this.mode = { kind: 'ok' };
+  }
+
+  /** Makes every access token issued so far expired (refresh tokens stay valid). */
+  expireTokens(): void {
+    for (const t of this.tokens.values()) t.expiresAt = Date.now() - 1000;
+  }
+
+  newId(prefix = ''): string {
+    this.seq += 1;
+    return `${prefix}${Date.now().toString(36)}${this.seq.toString(36).padStart(4, '0')}`;
+  }
+
+  route(method: string, path: string, handler: FakeHandler, opts: { tag?: RouteTag; auth?: boolean } = {}): void {
+    this.routes.push({ method, ...compile(path), tag: opts.tag ?? 'read', auth: opts.auth ?? true, handler });
+  }
+
+  requestsTo(path: string, method?: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === path && (!method || r.method === method));
+  }
+
+  /** Records a post; call it from the irreversible route. */
+  recordPost(post: Omit<RecordedPost, 'id' | 'createdAt'> & { id?: string }): RecordedPost {
+    const made: RecordedPost = { ...post, id: post.id ?? this.newId(), createdAt: new Date() };
+    this.posts.push(made);
+    return made;
+  }
+
+  // ---- OAuth 2 authorization server -------------------------------------------------------
+
+  /**
+   * The consent screen, already agreed: redirects to `redirect_uri` with a code and the state.
+   * Mount it at the platform's authorize path with `mountAuthorize`.
+   */
+  mountAuthorize(path: string, clientIdParam = 'client_id'): void {
+    this.route('GET', path, (req, res) => {
+      const q = req.query;
+      const redirectUri = q.get('redirect_uri');
+      if (q.get(clientIdParam) !== this.options.clientId || !redirectUri) return json(res, 400, { error: 'invalid_request' });
+      const code = this.issueCode(redirectUri, q.get('code_challenge') ?? undefined, (q.get('scope') ?? '').split(/[ ,]+/).filter(Boolean));
+      const target = new URL(redirectUri);
+      target.searchParams.set('code', code);
+      target.searchParams.set('state', q.get('state') ?? '');
+      res.writeHead(302, { Location: target.toString() });
+      res.end();
+    }, { auth: false, tag: 'oauth' });
+  }
+
+  issueCode(redirectUri: string, challenge?: string, scopes: string[] = []): string {
+    const code = `code_${randomBytes(12).toString('hex')}`;
+    this.codes.set(code, { challenge, redirectUri, scopes });
+    return code;
+  }
+
+  /**
+   * Checks an authorization-code grant (single use, same redirect URI, PKCE verifier when a
+   * challenge was sent) and issues tokens; answers null with the OAuth error when refused.
+   */
+  redeemCode(code: string | null, redirectUri: string | null, verifier: string | null): IssuedToken | { error: string } {
+    const grant = code ? this.codes.get(code) : undefined;
+    if (!code || !grant) return { error: 'invalid_grant' };
+    this.codes.delete(code);
+    if (grant.redirectUri !== redirectUri) return { error: 'invalid_grant' };
+    if (grant.challenge) {
+      const expected = verifier ? createHash('sha256').update(verifier).digest('base64url') : '';
+      if (expected !== grant.challenge) return { error: 'invalid_grant' };
+    }
+    return this.issueTokens(this.options.accountId ?? 'acct_1', grant.scopes);
+  }
+
+  redeemRefresh(refreshToken: string | null): IssuedToken | { error: string } {
+    const previous = refreshToken ? this.refreshTokens.get(refreshToken) : undefined;
+    if (!previous || this.refuseRefresh) return { error: 'invalid_grant' };
+    this.refreshTokens.delete(refreshToken!);
+    this.tokens.delete(previous.accessToken);
+    return this.issueTokens(previous.accountId, previous.scopes);
+  }
+
+  issueTokens(accountId: string, scopes: string[]): IssuedToken {
+    const token: IssuedToken = {
+      accessToken: `at_${randomBytes(16).toString('hex')}`,
+      refreshToken: this.options.refreshTokens === false ? null : `rt_${randomBytes(16).toString('hex')}`,
+      accountId,
+      scopes,
+      expiresAt: Date.now() + (this.options.accessTtlSeconds ?? 3600) * 1000,
+    };
+    this.tokens.set(token.accessToken, token);
+    if (token.refreshToken) this.refreshTokens.set(token.refreshToken, token);
+    return token;
+  }
+
+  /** Basic auth or body credentials, as OAuth token endpoints take them. */
+  clientAuthenticated(req: FakeRequest, form: URLSearchParams, idParam = 'client_id', secretParam = 'client_secret'): boolean {
+    const basic = req.headers.authorization?.match(/^Basic (.+)$/);
+    if (basic) {
+      const [id, secret] = Buffer.from(basic[1], 'base64').toString().split(':');
+      return id === this.options.clientId && secret === this.options.clientSecret;
+    }
+    const id = form.get(idParam) ?? req.query.get(idParam);
+    const secret = form.get(secretParam) ?? req.query.get(secretParam);
+    return id === this.options.clientId && secret === this.options.clientSecret;
+  }
+
+  // ---- dispatch ---------------------------------------------------------------------------
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const body = await readBody(req);
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    this.requests.push(recorded);
+    for (const route of this.routes) {
+      if (route.method !== recorded.method) continue;
+      const match = route.pattern.exec(url.pathname);
+      if (!match) continue;
+      const params = Object.fromEntries(route.keys.map((k, i) => [k, decodeURIComponent(match[i + 1])]));
+      const fake: FakeRequest = {
+        ...recorded,
+        params,
+        json: () => JSON.parse(body.toString() || '{}'),
+        form: () => new URLSearchParams(body.toString()),
+      };
+      if (this.intercept(route.tag, res)) return;
+      if (route.auth) {
+        const account = this.bearerAccount(req, url);
+        if (!account) return json(res, 401, { error: 'invalid_token', message: 'The access token is invalid or expired.' });
+        fake.account = account;
+      }
+      try {
+        await route.handler(fake, res);
+      } catch (err) {
+        json(res, 500, { error: 'fake_crashed', message: String(err) });
+      }
+      return;
+    }
+    json(res, 404, { error: 'not_found', path: url.pathname });
+  }
+
+  private bearerAccount(req: IncomingMessage, url: URL): string | undefined {
+    const header = req.headers.authorization?.match(/^Bearer (.+)$/)?.[1];
+    const token = this.tokens.get(header ?? url.searchParams.get('access_token') ?? '');
+    return token && token.expiresAt > Date.now() ? token.accountId : undefined;
+  }
+
+  /** Applies the failure mode before the handler runs; true when the request was answered here. */
+  private intercept(tag: RouteTag, res: ServerResponse): boolean {
+    const mode = this.mode;
+    if (mode.kind === 'ok' || mode.kind === 'lose_reply' || (mode.on ?? 'publish') !== tag) return false;
+    if (mode.kind === 'hang') {
+      this.hanging.add(res);
+      return true;
+    }
+    if (mode.times <= 0) return false;
+    mode.times -= 1;
+    if (mode.kind === 'rate_limit') {
+      json(res, 429, { error: 'rate_limited', message: 'Too many requests.' }, { 'Retry-After': String(mode.retryAfterSeconds ?? 1) });
+    } else {
+      json(res, mode.status, mode.body ?? { error: 'failed', message: `Fake failure ${mode.status}.` });
+    }
+    return true;
+  }
+
+  /**
+   * How a publish route answers: normally `status`/`body`; under `lose_reply` the post is kept but
+   * the caller gets a 500, so it cannot know the outcome.
+   */
+  respond(res: ServerResponse, status: number, body: unknown): void {
+    const mode = this.mode;
+    if (mode.kind === 'lose_reply' && mode.times > 0) {
+      mode.times -= 1;
+      return json(res, 500, { error: 'internal', message: 'Something went wrong after the post was made.' });
+    }
+    json(res, status, body);
+  }
+}
