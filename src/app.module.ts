@@ -19,6 +19,7 @@ import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
+import { PublishingModule } from './modules/publishing/index.js';
 
 export type ProcessRole = 'api' | 'worker';
 
@@ -46,6 +47,7 @@ export class AppModule {
         ContentModule,
         MotionTransferModule,
         MarketplaceModule,
+        PublishingModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

@@ -4,3 +4,4 @@ export * from './validation.js';
 export * from './params.js';
 export * from './dto.js';
 export * from './api-docs.js';
+export * from './timestamp.js';

@@ -2,4 +2,6 @@ export * from './job.types.js';
 export * from './job-handler.decorator.js';
 export { toJobBody, type JobBody } from './job-body.js';
 export { JobsService } from './jobs.service.js';
-export { QueueModule } from './queue.module.js';
+export { QueueModule, createQueueTransport } from './queue.module.js';
+export { QUEUE_ROLE, consumesQueues } from './job-consumer.js';
+export { JobTransport } from './transport/job-transport.js';

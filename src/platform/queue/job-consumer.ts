@@ -7,6 +7,11 @@ import { JobTransport } from './transport/job-transport.js';
 
 export const QUEUE_ROLE = Symbol('QueueRole');
 
+/** Whether a process of this role consumes queued work: workers, and the API without Redis or when asked. */
+export function consumesQueues(role: ProcessRole, config: AppConfig): boolean {
+  return role === 'worker' || config.runJobsInApi;
+}
+
 /** How often open rows are re-sent, and how old a row must be for the periodic sweep to touch it. */
 export const SWEEP_INTERVAL_MS = 60_000;
 export const SWEEP_MIN_AGE_MS = 60_000;
@@ -32,7 +37,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   get consumes(): boolean {
-    return this.role === 'worker' || this.config.runJobsInApi;
+    return consumesQueues(this.role, this.config);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -18,11 +18,16 @@ import { JobTransport } from './transport/job-transport.js';
 /** How many jobs one consuming process runs at once. */
 export const JOB_CONCURRENCY = 4;
 
-function createTransport(config: AppConfig): JobTransport {
+/**
+ * A queue of ids: Bull on Redis with REDIS_URL, else in this process. The jobs queue uses it, and
+ * so can a context whose rows are their own job records (the publishing context's posts).
+ */
+export function createQueueTransport(config: AppConfig, name = 'jobs', concurrency = JOB_CONCURRENCY): JobTransport {
   return config.redisUrl
-    ? new BullTransport(config.redisUrl, config.redisPrefix, JOB_CONCURRENCY)
-    : new InProcessTransport(JOB_CONCURRENCY);
+    ? new BullTransport(config.redisUrl, config.redisPrefix, concurrency, name)
+    : new InProcessTransport(concurrency);
 }
+
 
 /**
  * Jobs: rows in PostgreSQL, messages through Bull (with REDIS_URL) or an in-process queue, run by
@@ -39,7 +44,7 @@ export class QueueModule {
       controllers: [JobsController],
       providers: [
         { provide: QUEUE_ROLE, useValue: role },
-        { provide: JobTransport, inject: [AppConfig], useFactory: createTransport },
+        { provide: JobTransport, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config) },
         { provide: JobStore, useClass: TypeOrmJobStore },
         JobHandlerRegistry,
         { provide: HandlerLookup, useExisting: JobHandlerRegistry },
@@ -48,7 +53,7 @@ export class QueueModule {
         { provide: Jobs, useExisting: JobsService },
         JobConsumer,
       ],
-      exports: [Jobs, JobsService],
+      exports: [Jobs, JobsService, QUEUE_ROLE],
     };
   }
 }

@@ -17,9 +17,9 @@ export class BullTransport extends JobTransport {
   private readonly logger = new Logger('Jobs');
   private readonly queue: Bull.Queue<Message>;
 
-  constructor(redisUrl: string, prefix: string, private readonly concurrency: number) {
+  constructor(redisUrl: string, prefix: string, private readonly concurrency: number, name = BULL_QUEUE_NAME) {
     super();
-    this.queue = new Bull<Message>(BULL_QUEUE_NAME, redisUrl, {
+    this.queue = new Bull<Message>(name, redisUrl, {
       prefix,
       defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
       settings: { maxStalledCount: 5 },

@@ -9,7 +9,7 @@ import { parseDate } from '../../domain/schedule-time.js';
 export const Present = () => ValidateIf((_o: object, v: unknown) => v !== undefined);
 export const TrimEach = () => Transform(({ value }) => (Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim() : v)) : value));
 
-export const TIMESTAMP_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+export { IsTimestamp, TIMESTAMP_SHAPE } from '../../../../platform/http/index.js';
 export const LANGUAGE_SHAPE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
 
 @ValidatorConstraint({ name: 'isCalendarDate' })
@@ -19,16 +19,6 @@ export class IsCalendarDate implements ValidatorConstraintInterface {
   }
   defaultMessage(): string {
     return '$property must be a date (YYYY-MM-DD)';
-  }
-}
-
-@ValidatorConstraint({ name: 'isTimestamp' })
-export class IsTimestamp implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    return typeof value === 'string' && TIMESTAMP_SHAPE.test(value) && !Number.isNaN(Date.parse(value));
-  }
-  defaultMessage(): string {
-    return '$property must be an ISO 8601 timestamp with a zone, e.g. 2024-07-15T16:00:00Z';
   }
 }
 

@@ -79,6 +79,8 @@ export interface PublishResult {
 /** What a reconciliation looks for: the post's text and media, sent at or after `since`. */
 export interface ReconcileQuery {
   accessToken: string;
+  /** What kind of post was sent: some kinds (Instagram stories) cannot be found again. */
+  contentType: string;
   account: PlatformAccount;
   text: string;
   title: string;
@@ -116,7 +118,10 @@ export interface PlatformClient {
   /** Best effort: platforms without a revoke endpoint resolve at once. */
   revoke(tokens: { accessToken: string; refreshToken: string | null }): Promise<void>;
   publish(request: PublishRequest): Promise<PublishResult>;
-  /** The post if the platform shows it was made, null if it shows it was not; absent when the platform cannot tell. */
+  /**
+   * The post if the platform shows it was made, null if it shows it was not. Absent when the
+   * platform can never tell; throws when it cannot tell this time (the post fails `unconfirmed`).
+   */
   reconcile?(query: ReconcileQuery): Promise<PublishResult | null>;
   listBoards?(accessToken: string): Promise<Board[]>;
 }

@@ -1,0 +1,122 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, Validate } from 'class-validator';
+import { AppError, PLATFORM_NAMES } from '../../../../core/index.js';
+import { IsTimestamp, PageQueryDto, Trim } from '../../../../platform/http/index.js';
+import { POST_STATUSES, type PostStatus } from '../../domain/scheduled-post.js';
+import type { PostQuery } from '../../application/schedule.service.js';
+
+const CHARACTER_ID = /^char_[0-9A-HJKMNP-TV-Z]{26}$/;
+const CONTENT_ID = /^cnt_[0-9A-HJKMNP-TV-Z]{26}$/;
+const STATUS_LIST = new RegExp(`^(${POST_STATUSES.join('|')})(,(${POST_STATUSES.join('|')}))*$`);
+
+export class AuthUrlQueryDto {
+  @ApiProperty({ example: '/settings/integrations', description: 'In-app path to return to: one leading "/", no scheme or host.' })
+  @IsString() @Length(1, 512)
+  redirect!: string;
+}
+
+export class CallbackQueryDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4096)
+  code?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(512)
+  state?: string;
+
+  @ApiPropertyOptional({ description: 'Set by the platform when the user declined.' }) @IsOptional() @IsString() @MaxLength(512)
+  error?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048)
+  error_description?: string;
+
+  /** Google sends the granted scopes back; accepted and ignored. */
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4096)
+  scope?: string;
+}
+
+export class SandboxConsentQueryDto {
+  @ApiProperty() @IsString() @Length(1, 512)
+  state!: string;
+}
+
+export class DefaultBoardDto {
+  @ApiProperty({ example: '1001' }) @Trim() @IsString() @Length(1, 128)
+  board_id!: string;
+}
+
+export class GenerateScheduleDto {
+  @ApiProperty({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) @IsString() @Matches(CHARACTER_ID, { message: 'character_id must be a character id' })
+  character_id!: string;
+
+  @ApiProperty({ example: '2026-12-01T00:00:00Z', description: 'ISO 8601 timestamp: no slot before it.' }) @Validate(IsTimestamp)
+  start_date!: string;
+
+  @ApiPropertyOptional({ enum: PLATFORM_NAMES, isArray: true, description: "Default: each item's own platform." })
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(11) @IsIn(PLATFORM_NAMES, { each: true })
+  platforms?: string[];
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 31, default: 7 }) @IsOptional() @IsInt() @Min(1) @Max(31)
+  days?: number;
+}
+
+export class ScheduleContentDto {
+  @ApiProperty({ example: '2026-12-01T16:00:00Z' }) @Validate(IsTimestamp)
+  scheduled_at!: string;
+
+  @ApiPropertyOptional({ enum: PLATFORM_NAMES, isArray: true, description: "Default: the item's own platform." })
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(11) @IsIn(PLATFORM_NAMES, { each: true })
+  platforms?: string[];
+}
+
+export class UpdatePostDto {
+  @ApiPropertyOptional({ example: '2026-12-01T16:00:00Z' }) @IsOptional() @Validate(IsTimestamp)
+  scheduled_at?: string;
+
+  @ApiPropertyOptional({ enum: ['cancelled'] }) @IsOptional() @IsIn(['cancelled'])
+  status?: 'cancelled';
+
+}
+
+export class PublicPublishDto {
+  @ApiProperty({ example: 'cnt_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) @IsString() @Matches(CONTENT_ID, { message: 'content_id must be a content id' })
+  content_id!: string;
+
+  @ApiProperty({ enum: PLATFORM_NAMES }) @IsIn(PLATFORM_NAMES)
+  platform!: string;
+}
+
+export class PostQueryDto extends PageQueryDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(CHARACTER_ID, { message: 'character_id must be a character id' })
+  character_id?: string;
+
+  @ApiPropertyOptional({ enum: PLATFORM_NAMES }) @IsOptional() @IsIn(PLATFORM_NAMES)
+  platform?: string;
+
+  @ApiPropertyOptional({ example: 'pending', description: `Comma-separated: ${POST_STATUSES.join(', ')}.` })
+  @IsOptional() @IsString() @Matches(STATUS_LIST, { message: `status must be a comma-separated list of ${POST_STATUSES.join(', ')}` })
+  status?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' }) @IsOptional() @Validate(IsTimestamp)
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-08T00:00:00Z' }) @IsOptional() @Validate(IsTimestamp)
+  to?: string;
+}
+
+/** The change a PATCH asks for; at least one field (an empty PATCH is a mistake worth telling). */
+export function toPostChange(dto: UpdatePostDto): { scheduledAt?: Date; cancel?: boolean } {
+  if (dto.scheduled_at === undefined && dto.status === undefined) {
+    throw new AppError('validation_failed', 'Send scheduled_at or status.', [{ field: 'scheduled_at', message: 'send scheduled_at or status' }]);
+  }
+  return { scheduledAt: dto.scheduled_at ? new Date(dto.scheduled_at) : undefined, cancel: dto.status === 'cancelled' };
+}
+
+export function toPostQuery(q: PostQueryDto): PostQuery {
+  return {
+    characterId: q.character_id,
+    platform: q.platform,
+    statuses: q.status ? [...new Set(q.status.split(',') as PostStatus[])] : undefined,
+    from: q.from ? new Date(q.from) : undefined,
+    to: q.to ? new Date(q.to) : undefined,
+  };
+}
+

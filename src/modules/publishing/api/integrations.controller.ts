@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Redirect } from '@nestjs/common';
+import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AppError, PLATFORM_NAMES, type Caller, type Platform } from '../../../core/index.js';
+import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
+import { ApiErrors } from '../../../platform/http/index.js';
+import { ConnectionsService } from '../application/connections.service.js';
+import { PlatformClients } from '../application/platform-clients.js';
+import { AuthUrlBody, BoardsBody, IntegrationEnvelope } from './dto/publishing.body.js';
+import { AuthUrlQueryDto, CallbackQueryDto, DefaultBoardDto, SandboxConsentQueryDto } from './dto/publishing.dto.js';
+import { PlatformParam } from './platform-param.js';
+
+const PLATFORM = { name: 'platform', enum: PLATFORM_NAMES, description: 'A platform name or its neutral alias.' };
+
+/** Connecting the workspace to social platforms (contract §8). */
+@ApiTags('integrations')
+@ApiParam(PLATFORM)
+@Controller('integrations/:platform')
+export class IntegrationsController {
+  constructor(
+    private readonly connections: ConnectionsService,
+    private readonly clients: PlatformClients,
+  ) {}
+
+  @Get()
+  @Product()
+  @ApiOperation({ summary: 'The connection state.' })
+  @ApiOkResponse({ type: IntegrationEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async get(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform): Promise<IntegrationEnvelope> {
+    return { integration: await this.connections.view(caller.workspaceId, platform) };
+  }
+
+  @Get('auth-url')
+  @Product()
+  @ApiOperation({ summary: 'The OAuth consent URL (signed single-use state, 10 minutes; PKCE where supported).' })
+  @ApiOkResponse({ type: AuthUrlBody })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'rate_limited')
+  async authUrl(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform, @Query() q: AuthUrlQueryDto): Promise<AuthUrlBody> {
+    return { url: await this.connections.authUrl(caller.workspaceId, caller.userId, platform, q.redirect) };
+  }
+
+  @Get('callback')
+  @Open({ authLimit: true })
+  @Redirect()
+  @ApiOperation({ summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=.' })
+  @ApiFoundResponse({ description: 'Back to the app.' })
+  @ApiErrors('invalid_oauth_state', 'not_found', 'validation_failed', 'rate_limited')
+  async callback(@Param('platform', PlatformParam) platform: Platform, @Query() q: CallbackQueryDto): Promise<{ url: string; statusCode: number }> {
+    const outcome = await this.connections.callback(platform, q);
+    return { url: outcome.location, statusCode: 302 };
+  }
+
+  @Get('sandbox-consent')
+  @Open({ authLimit: true })
+  @Redirect()
+  @ApiOperation({ summary: 'Sandbox mode only: the built-in consent screen, agreed at once; 302 to the callback.' })
+  @ApiFoundResponse({ description: 'To the callback with a sandbox code.' })
+  @ApiErrors('not_found', 'validation_failed', 'rate_limited')
+  sandboxConsent(@Param('platform', PlatformParam) platform: Platform, @Query() q: SandboxConsentQueryDto): { url: string; statusCode: number } {
+    if (this.clients.mode(platform) !== 'sandbox') throw AppError.notFound('Route');
+    const target = new URL(this.clients.callbackUrl(platform));
+    target.searchParams.set('code', `sandbox_${randomBytes(12).toString('hex')}`);
+    target.searchParams.set('state', q.state);
+    return { url: target.toString(), statusCode: 302 };
+  }
+
+  @Delete()
+  @Product()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Disconnect: revokes at the platform where it allows, forgets the tokens.' })
+  @ApiNoContentResponse({ description: 'Disconnected.' })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async disconnect(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform): Promise<void> {
+    await this.connections.disconnect(caller.workspaceId, platform);
+  }
+
+  @Get('boards')
+  @Product()
+  @ApiOperation({ summary: 'Pinterest: the boards of the connected account.' })
+  @ApiOkResponse({ type: BoardsBody })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'integration_not_connected', 'upstream_failed', 'rate_limited')
+  async boards(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform): Promise<BoardsBody> {
+    return { boards: await this.connections.boards(caller.workspaceId, platform) };
+  }
+
+  @Patch('default-board')
+  @Product()
+  @ApiOperation({ summary: 'Pinterest: the board pins go to.' })
+  @ApiOkResponse({ type: IntegrationEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'integration_not_connected', 'upstream_failed', 'rate_limited')
+  async defaultBoard(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform, @Body() body: DefaultBoardDto): Promise<IntegrationEnvelope> {
+    return { integration: await this.connections.setDefaultBoard(caller.workspaceId, platform, body.board_id) };
+  }
+}

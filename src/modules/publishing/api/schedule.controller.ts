@@ -1,0 +1,80 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
+import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { toScheduledPostBody } from '../application/post-events.js';
+import { PublishNowService, type PublishOutcome } from '../application/publish-now.service.js';
+import { ScheduleService } from '../application/schedule.service.js';
+import { GeneratedScheduleBody, PublishOutcomeBody, ScheduledPostEnvelope, ScheduledPostPageBody } from './dto/publishing.body.js';
+import { GenerateScheduleDto, PostQueryDto, toPostChange, toPostQuery, UpdatePostDto } from './dto/publishing.dto.js';
+
+export const PostId = () => new IdParam('sch', 'Scheduled post');
+
+export function toPublishOutcomeBody(outcome: PublishOutcome): PublishOutcomeBody {
+  return {
+    scheduled_post: toScheduledPostBody(outcome.post) as never,
+    publish_result: { remote_post_id: outcome.result.remotePostId, media_urls: outcome.result.mediaUrls },
+  };
+}
+
+/** The posting schedule (contract §8). */
+@ApiTags('schedule')
+@Controller('schedule')
+export class ScheduleController {
+  constructor(
+    private readonly schedule: ScheduleService,
+    private readonly publishing: PublishNowService,
+  ) {}
+
+  @Post('generate')
+  @Product()
+  @ApiOperation({ summary: "Slots for the character's approved, unscheduled items: good hours of its timezone, 4 h apart per platform." })
+  @ApiCreatedResponse({ type: GeneratedScheduleBody })
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'already_scheduled', 'rate_limited')
+  async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateScheduleDto): Promise<GeneratedScheduleBody> {
+    const { timezone, posts } = await this.schedule.generate(caller.workspaceId, {
+      characterId: dto.character_id, startDate: new Date(dto.start_date), platforms: dto.platforms, days: dto.days ?? 7,
+    });
+    return { timezone, scheduledPosts: posts.map(toScheduledPostBody) as never };
+  }
+
+  @Get()
+  @Product()
+  @ApiOperation({ summary: 'Scheduled posts, soonest first; default the pending ones.' })
+  @ApiOkResponse({ type: ScheduledPostPageBody })
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
+  async list(@CurrentCaller() caller: Caller, @Query() q: PostQueryDto) {
+    const page = await this.schedule.list(caller.workspaceId, toPostQuery(q), pageRequest(q.page, q.page_size));
+    return pageBody('scheduled_posts', { ...page, items: page.items.map(toScheduledPostBody) });
+  }
+
+  @Get('history')
+  @Product()
+  @ApiOperation({ summary: 'Published, failed and cancelled posts, newest first.' })
+  @ApiOkResponse({ type: ScheduledPostPageBody })
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
+  async history(@CurrentCaller() caller: Caller, @Query() q: PostQueryDto) {
+    const page = await this.schedule.history(caller.workspaceId, toPostQuery(q), pageRequest(q.page, q.page_size));
+    return pageBody('scheduled_posts', { ...page, items: page.items.map(toScheduledPostBody) });
+  }
+
+  @Patch(':id')
+  @Product()
+  @ApiOperation({ summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.' })
+  @ApiOkResponse({ type: ScheduledPostEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'invalid_state_transition', 'rate_limited')
+  async update(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string, @Body() dto: UpdatePostDto) {
+    return { scheduled_post: toScheduledPostBody(await this.schedule.update(caller.workspaceId, id, toPostChange(dto))) };
+  }
+
+  @Post(':id/publish-now')
+  @Product()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Publish a pending post at once; the content becomes published and its variants lock.' })
+  @ApiOkResponse({ type: PublishOutcomeBody })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'content_not_approved', 'integration_not_connected', 'invalid_state_transition', 'upstream_failed', 'rate_limited')
+  async publishNow(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string): Promise<PublishOutcomeBody> {
+    return toPublishOutcomeBody(await this.publishing.publishNow(caller.workspaceId, id));
+  }
+}

@@ -1,0 +1,164 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
+import { AppError, newId, type Platform } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { visibleStatus, type Connection, type UsableConnection } from '../domain/connection.js';
+import { isInAppPath } from '../domain/redirect-path.js';
+import { ConnectionsRepository } from '../infrastructure/connections.repository.js';
+import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
+import { TokenCipher } from '../infrastructure/token-cipher.js';
+import { PlatformClients } from './platform-clients.js';
+import { PublishFailure, type Board } from './ports/platform-client.js';
+import { TokenKeeper } from './token-keeper.js';
+
+const STATE_TTL_SECONDS = 600;
+
+/** The connection as a client sees it (contract §8). */
+export interface IntegrationView {
+  platform: Platform;
+  connected: boolean;
+  status: string;
+  mode: 'live' | 'sandbox';
+  account: { id: string; name: string } | null;
+  scopes: string[];
+  connected_at: string | null;
+  expires_at: string | null;
+  default_board_id: string | null;
+}
+
+/** Where the callback sends the browser: the app, with the outcome in the query. */
+export interface CallbackOutcome {
+  location: string;
+}
+
+/** Connecting a workspace to a platform with OAuth 2 (PKCE where supported), and what follows. */
+@Injectable()
+export class ConnectionsService {
+  private readonly logger = new Logger('Publishing');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly config: AppConfig,
+    private readonly connections: ConnectionsRepository,
+    private readonly states: OAuthStatesRepository,
+    private readonly cipher: TokenCipher,
+    private readonly clients: PlatformClients,
+    private readonly keeper: TokenKeeper,
+  ) {}
+
+  async view(workspaceId: string, platform: Platform): Promise<IntegrationView> {
+    const c = await this.connections.find(this.ds.manager, workspaceId, platform);
+    return toView(platform, c, this.clients.mode(platform));
+  }
+
+  /** The consent URL, with a signed single-use state bound to the user and the in-app return path. */
+  async authUrl(workspaceId: string, userId: string, platform: Platform, redirectPath: string): Promise<string> {
+    if (!isInAppPath(redirectPath)) {
+      throw new AppError('validation_failed', 'redirect must be an in-app path starting with a single "/".', [{ field: 'redirect', message: 'must be an in-app path such as /settings/integrations' }]);
+    }
+    const client = this.clients.get(platform);
+    const id = randomBytes(24).toString('base64url');
+    const verifier = client.supportsPkce ? randomBytes(48).toString('base64url') : null;
+    await this.states.insert(this.ds.manager, { id, workspaceId, userId, platform, redirectPath, codeVerifier: verifier }, STATE_TTL_SECONDS);
+    return client.authorizeUrl({
+      state: this.cipher.sign(id),
+      redirectUri: this.clients.callbackUrl(platform),
+      codeChallenge: verifier ? createHash('sha256').update(verifier).digest('base64url') : undefined,
+    });
+  }
+
+  /**
+   * The platform sent the user back. A bad, reused, expired or foreign state is 400; a refusal or
+   * a failed exchange sends the user back to the app with `?error=`.
+   */
+  async callback(platform: Platform, q: { code?: string; state?: string; error?: string }): Promise<CallbackOutcome> {
+    const stateId = q.state ? this.cipher.verify(q.state) : null;
+    const state = stateId ? await this.states.consume(this.ds.manager, stateId) : null;
+    if (!state || state.platform !== platform) throw new AppError('invalid_oauth_state', 'The connection link is invalid, expired or was already used; start again.');
+    const back = (key: string, value: string) => this.appLocation(state.redirectPath, key, value);
+    if (q.error || !q.code) return { location: back('error', q.error ? 'access_denied' : 'missing_code') };
+    try {
+      const granted = await this.clients.get(platform).exchangeCode({ code: q.code, redirectUri: this.clients.callbackUrl(platform), codeVerifier: state.codeVerifier ?? undefined });
+      await inTransaction(this.ds, (tx) => this.connections.upsertConnected(tx, {
+        id: newId('int'), workspaceId: state.workspaceId, platform, mode: this.clients.mode(platform),
+        accountId: granted.account.id, accountName: granted.account.name, ...granted,
+      }));
+      this.logger.log({ msg: 'platform connected', platform, workspace_id: state.workspaceId, mode: this.clients.mode(platform) });
+      return { location: back('connected', platform) };
+    } catch (err) {
+      const code = err instanceof PublishFailure ? err.code : 'unknown_error';
+      this.logger.warn({ msg: 'platform connection failed', platform, workspace_id: state.workspaceId, code, err: String(err) });
+      return { location: back('error', code) };
+    }
+  }
+
+  async disconnect(workspaceId: string, platform: Platform): Promise<void> {
+    const c = await this.connections.find(this.ds.manager, workspaceId, platform);
+    if (!c || c.status === 'disconnected') return;
+    if (c.accessToken) await this.clients.get(platform).revoke({ accessToken: c.accessToken, refreshToken: c.refreshToken }).catch(() => undefined);
+    await this.connections.disconnect(this.ds.manager, c.id);
+    this.logger.log({ msg: 'platform disconnected', platform, workspace_id: workspaceId });
+  }
+
+  async boards(workspaceId: string, platform: Platform): Promise<Board[]> {
+    const client = this.clients.get(platform);
+    if (!client.listBoards) throw AppError.notFound('Boards');
+    const connection = await this.connected(workspaceId, platform);
+    try {
+      return await client.listBoards(connection.accessToken);
+    } catch (err) {
+      throw upstream(platform, err);
+    }
+  }
+
+  async setDefaultBoard(workspaceId: string, platform: Platform, boardId: string): Promise<IntegrationView> {
+    const boards = await this.boards(workspaceId, platform);
+    if (!boards.some((b) => b.id === boardId)) throw AppError.notFound('Board');
+    const c = (await this.connections.find(this.ds.manager, workspaceId, platform))!;
+    await this.connections.setDefaultBoard(this.ds.manager, c.id, boardId);
+    return this.view(workspaceId, platform);
+  }
+
+  /** The connection with a usable token, or 409 `integration_not_connected`. */
+  async connected(workspaceId: string, platform: Platform): Promise<UsableConnection> {
+    try {
+      return await this.keeper.usable(workspaceId, platform);
+    } catch (err) {
+      if (err instanceof PublishFailure && err.code === 'token_expired') {
+        throw new AppError('integration_not_connected', `Connect ${platform} first: ${err.message}`, { platform });
+      }
+      throw upstream(platform, err);
+    }
+  }
+
+  private appLocation(path: string, key: string, value: string): string {
+    const url = new URL(path, `${this.config.appUrl}/`);
+    url.searchParams.set(key, value);
+    return `${this.config.appUrl}${url.pathname}${url.search}${url.hash}`;
+  }
+}
+
+function toView(platform: Platform, c: Connection | null, mode: 'live' | 'sandbox'): IntegrationView {
+  const status = c ? visibleStatus(c, new Date()) : 'disconnected';
+  return {
+    platform,
+    connected: status === 'connected',
+    status,
+    mode: c && status !== 'disconnected' ? c.mode : mode,
+    account: c && status !== 'disconnected' && c.accountId ? { id: c.accountId, name: c.accountName ?? c.accountId } : null,
+    scopes: c && status !== 'disconnected' ? c.scopes : [],
+    connected_at: c && status !== 'disconnected' ? (c.connectedAt?.toISOString() ?? null) : null,
+    expires_at: c && status !== 'disconnected' ? (c.expiresAt?.toISOString() ?? null) : null,
+    default_board_id: c?.defaultBoardId ?? null,
+  };
+}
+
+export function upstream(platform: Platform, err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const code = err instanceof PublishFailure ? err.code : 'unknown_error';
+  const message = err instanceof PublishFailure ? err.message : `${platform} could not be reached.`;
+  return new AppError('upstream_failed', message, { platform, code });
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { ProcessRole } from '../../../app.module.js';
+import { AppConfig } from '../../../config/index.js';
+import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
+import { PostEvents } from './post-events.js';
+import { Publisher } from './publisher.js';
+
+/** The queue of post ids to publish: Bull's `publish` queue with Redis, in-process without. */
+export const PUBLISH_QUEUE = Symbol('PublishQueue');
+const SWEEP_BATCH = 50;
+
+const newClaimId = (): string => randomBytes(12).toString('hex');
+
+/**
+ * PostgreSQL decides what is due. In every consuming process, a loop claims due posts
+ * (pending → publishing, `FOR UPDATE SKIP LOCKED`, so several dispatchers never take the same
+ * post) and queues their ids, the queue message keyed by the post id. A sweeper takes over posts
+ * whose claim outlived the lease: not yet sent → queued again; sent → reconciled.
+ */
+@Injectable()
+export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Publishing');
+  private stopped = false;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly posts: ScheduledPostsRepository,
+    private readonly publisher: Publisher,
+    private readonly events: PostEvents,
+    @Inject(PUBLISH_QUEUE) private readonly queue: JobTransport,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!consumesQueues(this.role, this.config)) return;
+    this.queue.consume((postId) => this.run(postId));
+    this.loop = this.dispatchLoop();
+    const every = Math.min(30_000, Math.max(1_000, (this.config.publishing.leaseSeconds * 1000) / 4));
+    this.sweeper = setInterval(() => void this.sweep(), every);
+    this.logger.log({ msg: 'publish dispatcher started', role: this.role });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweeper);
+    this.wake?.();
+    await this.loop;
+    await this.queue.close();
+  }
+
+  /** Claims and queues one batch of due posts; answers how many. */
+  async dispatchOnce(): Promise<number> {
+    const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), this.config.publishing.dispatchBatch);
+    for (const post of claimed) await this.queue.add(post.id);
+    await this.events.changed(...claimed);
+    return claimed.length;
+  }
+
+  /** Runs a queued post. A stale or repeated message finds the post done, or its call already sent, and stops. */
+  async run(postId: string): Promise<void> {
+    const post = await this.posts.findForPublishing(this.ds.manager, postId);
+    if (!post || post.status !== 'publishing' || post.callStartedAt) return;
+    await this.publisher.attempt(post);
+  }
+
+  /** Takes over posts whose claim outlived the lease. */
+  async sweep(): Promise<number> {
+    try {
+      const abandoned = await this.posts.abandoned(this.ds.manager, this.config.publishing.leaseSeconds, SWEEP_BATCH);
+      for (const post of abandoned) await this.takeOver(post);
+      return abandoned.length;
+    } catch (err) {
+      this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
+      return 0;
+    }
+  }
+
+  private async takeOver(post: ScheduledPost): Promise<void> {
+    const mine = await this.posts.reclaim(this.ds.manager, post.id, post.claimId, newClaimId());
+    if (!mine) return;
+    this.logger.warn({ msg: 'abandoned publish taken over', post_id: post.id, call_sent: mine.callStartedAt !== null });
+    if (mine.callStartedAt) await this.publisher.reconcileAbandoned(mine);
+    else await this.queue.add(mine.id);
+  }
+
+  private async dispatchLoop(): Promise<void> {
+    while (!this.stopped) {
+      let count = 0;
+      try {
+        count = await this.dispatchOnce();
+      } catch (err) {
+        this.logger.warn({ msg: 'publish dispatch failed', err: String(err) });
+      }
+      if (count < this.config.publishing.dispatchBatch) await this.idle(this.config.publishing.dispatchIntervalMs);
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError, canonicalPlatform, isPlatformName, newId } from '../../../core/index.js';
+import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { canPublish } from '../domain/compatibility.js';
+import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
+import { ConnectionsService } from './connections.service.js';
+import { PostEvents, toScheduledPostBody } from './post-events.js';
+import { Publisher } from './publisher.js';
+import { ScheduleService } from './schedule.service.js';
+
+export interface PublishOutcome {
+  post: ScheduledPost;
+  result: { remotePostId: string; mediaUrls: string[] };
+}
+
+/**
+ * Publishing at once, inside the request: `POST /schedule/{id}/publish-now` and the public API's
+ * `POST /public/publish`. The post is claimed like the dispatcher claims it, so a post can never
+ * be sent by both.
+ */
+@Injectable()
+export class PublishNowService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly posts: ScheduledPostsRepository,
+    private readonly schedule: ScheduleService,
+    private readonly connections: ConnectionsService,
+    private readonly publisher: Publisher,
+    private readonly events: PostEvents,
+  ) {}
+
+  async publishNow(workspaceId: string, postId: string): Promise<PublishOutcome> {
+    const post = await this.schedule.get(workspaceId, postId);
+    if (post.status !== 'pending') throw AppError.invalidTransition(post.status, 'publish');
+    await inTransaction(this.ds, (tx) => this.schedule.publishable(tx, workspaceId, post.contentId));
+    await this.connections.connected(workspaceId, post.platformKey);
+    return this.run(workspaceId, postId);
+  }
+
+  /** Creates the item's post on the platform, or moves its pending one to now, and publishes it. */
+  async publishContent(workspaceId: string, contentId: string, platformName: string): Promise<PublishOutcome> {
+    if (!isPlatformName(platformName)) throw new AppError('validation_failed', `Unknown platform "${platformName}".`, [{ field: 'platform', message: 'unknown platform' }]);
+    const platform = canonicalPlatform(platformName);
+    const postId = await inTransaction(this.ds, async (tx) => {
+      const item = await this.schedule.publishable(tx, workspaceId, contentId);
+      if (!canPublish(platform, item.contentType)) {
+        throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field: 'platform', message: `${platformName} does not take ${item.contentType} content` }]);
+      }
+      const open = await this.posts.findOpen(tx, workspaceId, contentId, platform);
+      if (open?.status === 'publishing') throw AppError.invalidTransition('publishing', 'publish');
+      if (open) return (await this.posts.reschedule(tx, workspaceId, open.id, new Date()))!.id;
+      const [created] = await this.posts.insert(tx, [{ id: newId('sch'), workspaceId, contentId, characterId: item.characterId, platform: platformName, platformKey: platform, scheduledAt: new Date() }]);
+      return created.id;
+    }).catch((err: unknown) => {
+      if (isUniqueViolation(err, 'scheduled_posts_one_pending')) throw AppError.invalidTransition('publishing', 'publish');
+      throw err;
+    });
+    await this.connections.connected(workspaceId, platform);
+    return this.run(workspaceId, postId);
+  }
+
+  private async run(workspaceId: string, postId: string): Promise<PublishOutcome> {
+    const claimed = await this.posts.claimNow(this.ds.manager, workspaceId, postId, randomBytes(12).toString('hex'));
+    if (!claimed) throw AppError.invalidTransition('publishing', 'publish');
+    await this.events.changed(claimed);
+    const post = await this.publisher.attempt(claimed);
+    if (post.status === 'published' && post.remotePostId) {
+      return { post, result: { remotePostId: post.remotePostId, mediaUrls: post.mediaUrls } };
+    }
+    const code = post.error?.code ?? 'unknown_error';
+    throw new AppError('upstream_failed', post.error?.message ?? `${post.platformKey} did not publish the post.`, {
+      platform: post.platformKey, code, scheduled_post: toScheduledPostBody(post),
+    });
+  }
+}

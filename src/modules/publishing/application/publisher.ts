@@ -1,0 +1,159 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { Storage } from '../../../platform/storage/index.js';
+import { ContentFacade } from '../../content/index.js';
+import { canPublish } from '../domain/compatibility.js';
+import { decideAfterFailure, type AttemptFailure, type FailureDecision } from '../domain/publish-outcome.js';
+import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { ScheduledPostsRepository, type AttemptResult } from '../infrastructure/scheduled-posts.repository.js';
+import { PlatformClients } from './platform-clients.js';
+import { PostEvents } from './post-events.js';
+import { PublishFailure, type PlatformClient, type PublishRequest, type PublishResult } from './ports/platform-client.js';
+import { toPublishRequest } from './publish-request.js';
+import { TokenKeeper } from './token-keeper.js';
+
+interface Prepared {
+  client: PlatformClient;
+  request: PublishRequest;
+}
+
+type Failure = AttemptFailure & { message: string };
+
+const UNCONFIRMED = 'The platform did not confirm the post and cannot be asked whether it was made; it was not sent again.';
+
+/**
+ * One publish attempt of a claimed post (status `publishing`, `claim_id` set): prepare, mark the
+ * irreversible call as started, send it once, record the outcome. The mark is what makes the
+ * call happen at most once: only the attempt that sets it sends, and an attempt found with the
+ * mark set but no outcome is reconciled with the platform, never sent again.
+ */
+@Injectable()
+export class Publisher {
+  private readonly logger = new Logger('Publishing');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly posts: ScheduledPostsRepository,
+    private readonly content: ContentFacade,
+    private readonly keeper: TokenKeeper,
+    private readonly clients: PlatformClients,
+    private readonly storage: Storage,
+    private readonly events: PostEvents,
+  ) {}
+
+  /** Runs the attempt of a claimed post; answers the post as the attempt left it. */
+  async attempt(post: ScheduledPost): Promise<ScheduledPost> {
+    const claimId = post.claimId!;
+    let prepared: Prepared;
+    try {
+      prepared = await this.prepare(post);
+    } catch (err) {
+      return this.decide(post, claimId, failureOf(err), (f) => decideAfterFailure(f, post.attempts, new Date()));
+    }
+    const since = new Date();
+    if (!(await this.posts.markCallStarted(this.ds.manager, post.id, claimId))) return this.current(post);
+    try {
+      return await this.finish(post, claimId, published(await this.send(post, prepared)));
+    } catch (err) {
+      // Whatever broke after the mark (even a bug) may have come after the platform made the post.
+      const failure = failureOf(err, 'unknown');
+      if (failure.point === 'unknown') return this.reconcile(post, claimId, prepared, since);
+      return this.decide(post, claimId, failure, (f) => decideAfterFailure(f, post.attempts, new Date()));
+    }
+  }
+
+  /**
+   * An attempt whose worker vanished after sending (the sweeper's case): asks the platform
+   * whether the post exists, and records what it says.
+   */
+  async reconcileAbandoned(post: ScheduledPost): Promise<ScheduledPost> {
+    const claimId = post.claimId!;
+    try {
+      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date());
+    } catch (err) {
+      this.logger.warn({ msg: 'abandoned post cannot be reconciled', post_id: post.id, err: String(err) });
+      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+    }
+  }
+
+  private async prepare(post: ScheduledPost): Promise<Prepared> {
+    const item = await this.content.get(post.workspaceId, post.contentId);
+    if (item.status !== 'approved' && item.status !== 'published') {
+      throw new PublishFailure('content_rejected', `The content is ${item.status}, no longer approved; it was not posted.`);
+    }
+    if (!canPublish(post.platformKey, item.contentType)) {
+      throw new PublishFailure('content_rejected', `${post.platformKey} cannot publish ${item.contentType} content.`);
+    }
+    const connection = await this.keeper.usable(post.workspaceId, post.platformKey);
+    return { client: this.clients.get(post.platformKey), request: toPublishRequest(post, item, connection, this.storage) };
+  }
+
+  /** Sends the post; a token the platform refuses is renewed once and the post sent again (nothing was made). */
+  private async send(post: ScheduledPost, { client, request }: Prepared): Promise<PublishResult> {
+    try {
+      return await client.publish(request);
+    } catch (err) {
+      if (!(err instanceof PublishFailure) || err.code !== 'token_expired' || err.point !== 'before') throw err;
+      const renewed = await this.keeper.usable(post.workspaceId, post.platformKey, request.accessToken);
+      return client.publish({ ...request, accessToken: renewed.accessToken });
+    }
+  }
+
+  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date): Promise<ScheduledPost> {
+    if (!client.reconcile) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+    try {
+      const knownRemoteIds = await this.posts.remoteIdsSince(this.ds.manager, post.workspaceId, post.platformKey, new Date(since.getTime() - 3600_000));
+      const found = await client.reconcile({ ...request, since, knownRemoteIds });
+      this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null });
+      if (found) return this.finish(post, claimId, published(found));
+      return this.decide(post, claimId, { code: 'network_error', point: 'before', message: 'The platform shows no such post; it will be sent again.' }, (f) => decideAfterFailure(f, post.attempts, new Date()));
+    } catch (err) {
+      this.logger.warn({ msg: 'reconciliation failed', post_id: post.id, err: String(err) });
+      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+    }
+  }
+
+  private decide(post: ScheduledPost, claimId: string, failure: Failure, decide: (f: Failure) => FailureDecision): Promise<ScheduledPost> {
+    const decision = decide(failure);
+    const error = { code: failure.code, message: failure.message };
+    this.logger.warn({ msg: 'publish attempt failed', post_id: post.id, platform: post.platformKey, code: failure.code, attempt: post.attempts, decision: decision.action });
+    if (decision.action === 'retry') return this.finish(post, claimId, { status: 'pending', nextAttemptAt: decision.at, error });
+    if (decision.action === 'fail') return this.finish(post, claimId, { status: 'failed', error: { code: decision.code, message: failure.message } });
+    return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+  }
+
+  /** Records the outcome with the content's publication in one transaction, then tells the sockets. */
+  private async finish(post: ScheduledPost, claimId: string, result: AttemptResult): Promise<ScheduledPost> {
+    const updated = await inTransaction(this.ds, async (tx) => {
+      const row = await this.posts.finishAttempt(tx, post.id, claimId, result);
+      if (row && result.status === 'published') await this.content.markPublished(tx, post.workspaceId, post.contentId, result.publishedAt);
+      return row;
+    });
+    if (!updated) {
+      this.logger.warn({ msg: 'publish outcome not recorded: the claim was taken over', post_id: post.id, outcome: result.status });
+      return this.current(post);
+    }
+    if (result.status === 'published') this.logger.log({ msg: 'post published', post_id: post.id, platform: post.platformKey, remote_post_id: result.remotePostId });
+    await this.events.changed(updated);
+    if (result.status === 'published') await this.content.announce(post.workspaceId, post.contentId);
+    return updated;
+  }
+
+  private async current(post: ScheduledPost): Promise<ScheduledPost> {
+    return (await this.posts.findForPublishing(this.ds.manager, post.id)) ?? post;
+  }
+}
+
+function published(result: PublishResult): AttemptResult {
+  return { status: 'published', publishedAt: new Date(), remotePostId: result.remotePostId, remoteUrl: result.remoteUrl, mediaUrls: result.mediaUrls };
+}
+
+/** Anything thrown while preparing or sending, as a publish failure; `point` for errors that are not. */
+function failureOf(err: unknown, point: AttemptFailure['point'] = 'before'): Failure {
+  if (err instanceof PublishFailure) return { code: err.code, point: err.point, retryAfterMs: err.retryAfterMs, message: err.message };
+  if (err instanceof AppError && err.code === 'not_found') return { code: 'content_rejected', point: 'before', message: 'The content no longer exists.' };
+  return { code: 'unknown_error', point, message: 'The post could not be sent: an unexpected error occurred.' };
+}

@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
+import { AppError, canonicalPlatform, isPlatformName, newId, type Page, type PageRequest, type Platform } from '../../../core/index.js';
+import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
+import { CharactersFacade } from '../../characters/index.js';
+import { ContentFacade, type ContentItem } from '../../content/index.js';
+import { canPublish } from '../domain/compatibility.js';
+import { postingTimezone } from '../domain/posting-timezone.js';
+import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
+import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
+import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
+import { PostEvents } from './post-events.js';
+
+const DAY_MS = 24 * 3600_000;
+/** How many approved items one generate call plans at most. */
+const PLAN_LIMIT = 200;
+
+export interface GenerateInput {
+  characterId: string;
+  startDate: Date;
+  platforms?: string[];
+  days: number;
+}
+
+export interface PostQuery {
+  characterId?: string;
+  platform?: string;
+  statuses?: PostStatus[];
+  from?: Date;
+  to?: Date;
+}
+
+/** Planning posts: slots for approved items, explicit schedules, listing, rescheduling, cancelling. */
+@Injectable()
+export class ScheduleService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly config: AppConfig,
+    private readonly posts: ScheduledPostsRepository,
+    private readonly characters: CharactersFacade,
+    private readonly content: ContentFacade,
+    private readonly events: PostEvents,
+  ) {}
+
+  /** Gives the character's approved, unscheduled items slots from `startDate` on (contract §8). */
+  async generate(workspaceId: string, input: GenerateInput): Promise<{ timezone: string; posts: ScheduledPost[] }> {
+    const character = await this.characters.get(workspaceId, input.characterId);
+    const timezone = postingTimezone(character, this.config.publishing.defaultTimezone);
+    const requested = input.platforms?.map(platformOf);
+    const created = await inTransaction(this.ds, async (tx) => {
+      const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
+      const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
+      const notBefore = new Date(Math.max(input.startDate.getTime(), Date.now()));
+      const windowEnd = new Date(notBefore.getTime() + (input.days + 1) * DAY_MS);
+      const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(notBefore.getTime() - MIN_GAP_MS), windowEnd);
+      const targets = items.map((item) => targetOf(item, requested));
+      const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone });
+      const byId = new Map(items.map((i) => [i.id, i]));
+      return this.insert(tx, slots.map((s) => ({
+        id: newId('sch'), workspaceId, contentId: s.contentId, characterId: byId.get(s.contentId)!.characterId,
+        platform: s.platform, platformKey: s.platformKey, scheduledAt: s.at,
+      })));
+    });
+    await this.events.changed(...created);
+    return { timezone, posts: created };
+  }
+
+  /** Schedules an approved or published item on its platform, or on the listed ones. */
+  async scheduleContent(workspaceId: string, contentId: string, input: { scheduledAt: Date; platforms?: string[] }): Promise<ScheduledPost[]> {
+    const created = await inTransaction(this.ds, async (tx) => {
+      const item = await this.publishable(tx, workspaceId, contentId);
+      const names = dedupe(input.platforms ?? [item.platform]);
+      return this.insert(tx, names.map((name) => ({
+        id: newId('sch'), workspaceId, contentId, characterId: item.characterId,
+        platform: name, platformKey: compatiblePlatform(name, item), scheduledAt: input.scheduledAt,
+      })));
+    });
+    await this.events.changed(...created);
+    return created;
+  }
+
+  /** The item, if it may be posted at all: approved or published (else 409 `content_not_approved`). */
+  async publishable(tx: Tx, workspaceId: string, contentId: string): Promise<ContentItem> {
+    const item = await this.content.get(workspaceId, contentId, tx);
+    if (item.status !== 'approved' && item.status !== 'published') {
+      throw new AppError('content_not_approved', `Only approved or published content can be scheduled; this item is ${item.status}.`, { status: item.status });
+    }
+    return item;
+  }
+
+  list(workspaceId: string, query: PostQuery, page: PageRequest): Promise<Page<ScheduledPost>> {
+    return this.posts.page(this.ds.manager, workspaceId, { ...filterOf(query), statuses: query.statuses ?? ['pending'] }, page, 'upcoming');
+  }
+
+  history(workspaceId: string, query: PostQuery, page: PageRequest): Promise<Page<ScheduledPost>> {
+    const statuses = query.statuses ? query.statuses.filter((s) => FINISHED_STATUSES.includes(s)) : [...FINISHED_STATUSES];
+    return this.posts.page(this.ds.manager, workspaceId, { ...filterOf(query), statuses }, page, 'newest');
+  }
+
+  async get(workspaceId: string, id: string): Promise<ScheduledPost> {
+    const post = await this.posts.find(this.ds.manager, workspaceId, id);
+    if (!post) throw AppError.notFound('Scheduled post');
+    return post;
+  }
+
+  /** Reschedules and/or cancels a post that is still pending. */
+  async update(workspaceId: string, id: string, change: { scheduledAt?: Date; cancel?: boolean }): Promise<ScheduledPost> {
+    const updated = await inTransaction(this.ds, async (tx) => {
+      const post = await this.posts.find(tx, workspaceId, id, { lock: true });
+      if (!post) throw AppError.notFound('Scheduled post');
+      if (post.status !== 'pending') throw AppError.invalidTransition(post.status, change.cancel ? 'cancel' : 'reschedule');
+      let current = post;
+      if (change.scheduledAt) current = (await this.posts.reschedule(tx, workspaceId, id, change.scheduledAt))!;
+      if (change.cancel) current = (await this.posts.cancel(tx, workspaceId, id))!;
+      return current;
+    });
+    await this.events.changed(updated);
+    return updated;
+  }
+
+  private async insert(tx: Tx, posts: NewPost[]): Promise<ScheduledPost[]> {
+    try {
+      return await this.posts.insert(tx, posts);
+    } catch (err) {
+      if (isUniqueViolation(err, 'scheduled_posts_one_pending')) {
+        throw new AppError('already_scheduled', 'The content already has a pending post on that platform.');
+      }
+      throw err;
+    }
+  }
+}
+
+/** A platform name from the client: 400 when it is not one (the DTO checks too; this guards the service). */
+function platformOf(name: string): { name: string; platform: Platform } {
+  if (!isPlatformName(name)) throw new AppError('validation_failed', `Unknown platform "${name}".`, [{ field: 'platforms', message: `unknown platform ${name}` }]);
+  return { name, platform: canonicalPlatform(name) };
+}
+
+function compatiblePlatform(name: string, item: ContentItem): Platform {
+  const { platform } = platformOf(name);
+  if (!canPublish(platform, item.contentType)) {
+    throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field: 'platforms', message: `${name} does not take ${item.contentType} content` }]);
+  }
+  return platform;
+}
+
+/** An item's platforms for planning: the requested ones it fits, else its own (when it fits). */
+function targetOf(item: ContentItem, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
+  const candidates = requested ?? (isPlatformName(item.platform) ? [{ name: item.platform, platform: canonicalPlatform(item.platform) }] : []);
+  return { contentId: item.id, platforms: candidates.filter((c) => canPublish(c.platform, item.contentType)) };
+}
+
+function dedupe(names: string[]): string[] {
+  const seen = new Set<Platform>();
+  return names.filter((n) => {
+    const p = platformOf(n).platform;
+    if (seen.has(p)) return false;
+    seen.add(p);
+    return true;
+  });
+}
+
+function filterOf(q: PostQuery): { characterId?: string; platforms?: Platform[]; from?: Date; to?: Date } {
+  return { characterId: q.characterId, platforms: q.platform ? [platformOf(q.platform).platform] : undefined, from: q.from, to: q.to };
+}

@@ -1,0 +1,76 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Platform } from '../../../core/index.js';
+import { needsRefresh, type Connection, type UsableConnection } from '../domain/connection.js';
+import { ConnectionsRepository } from '../infrastructure/connections.repository.js';
+import { PlatformClients } from './platform-clients.js';
+import { PublishFailure } from './ports/platform-client.js';
+
+/** How long one process may hold a connection's refresh, and how others wait for it. */
+const REFRESH_LEASE_MS = 30_000;
+const WAIT_STEP_MS = 100;
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Hands out a connection with a usable access token. A token near expiry is refreshed first,
+ * by one process at a time per connection (a lease on the row, not a transaction held across
+ * the HTTP call); the others wait for its result. A refused refresh marks the connection
+ * `needs_reauth`: the user has to connect again.
+ */
+@Injectable()
+export class TokenKeeper {
+  private readonly logger = new Logger('Publishing');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly connections: ConnectionsRepository,
+    private readonly clients: PlatformClients,
+  ) {}
+
+  /**
+   * The connection, its token fresh. `rejected` names a token the platform just refused (401):
+   * it is refreshed even if its expiry says it is still good.
+   */
+  async usable(workspaceId: string, platform: Platform, rejected?: string): Promise<UsableConnection> {
+    for (let waited = 0; ; waited += WAIT_STEP_MS) {
+      const connection = await this.connections.find(this.ds.manager, workspaceId, platform);
+      assertConnected(connection, platform);
+      const stale = rejected !== undefined ? connection.accessToken === rejected : needsRefresh(connection, new Date());
+      if (!stale) return connection;
+      if (await this.connections.takeRefreshLease(this.ds.manager, connection.id, REFRESH_LEASE_MS)) return this.refresh(connection);
+      if (waited >= REFRESH_LEASE_MS) throw new PublishFailure('network_error', `The ${platform} token is being refreshed elsewhere; try again.`);
+      await pause(WAIT_STEP_MS);
+    }
+  }
+
+  private async refresh(connection: Connection): Promise<UsableConnection> {
+    const { id, platform, workspaceId } = connection;
+    if (!connection.refreshToken) {
+      await this.connections.setStatus(this.ds.manager, id, 'needs_reauth');
+      throw new PublishFailure('token_expired', `The ${platform} token expired and the platform gave no way to renew it; connect again.`);
+    }
+    try {
+      const tokens = await this.clients.get(platform).refresh(connection.refreshToken);
+      await this.connections.storeTokens(this.ds.manager, id, tokens);
+      this.logger.log({ msg: 'platform token refreshed', platform, workspace_id: workspaceId });
+      return (await this.connections.find(this.ds.manager, workspaceId, platform)) as UsableConnection;
+    } catch (err) {
+      if (err instanceof PublishFailure && err.code === 'token_expired') {
+        await this.connections.setStatus(this.ds.manager, id, 'needs_reauth');
+        this.logger.warn({ msg: 'platform refused the refresh; connection needs reauth', platform, workspace_id: workspaceId });
+        throw new PublishFailure('token_expired', `${platform} refused to renew the connection (${err.message}); connect again.`);
+      }
+      await this.connections.releaseRefreshLease(this.ds.manager, id);
+      throw err;
+    }
+  }
+}
+
+function assertConnected(connection: Connection | null, platform: Platform): asserts connection is UsableConnection {
+  if (!connection || connection.status === 'disconnected' || !connection.accessToken) {
+    throw new PublishFailure('token_expired', `The workspace is not connected to ${platform}.`);
+  }
+  if (connection.status === 'needs_reauth') throw new PublishFailure('token_expired', `The ${platform} connection needs to be made again.`);
+}

@@ -1,0 +1,2 @@
+/** What other contexts may use from the publishing context. */
+export { PublishingModule } from './publishing.module.js';

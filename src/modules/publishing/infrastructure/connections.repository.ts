@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import type { Platform } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import type { Connection, ConnectionMode, ConnectionStatus } from '../domain/connection.js';
+import { TokenCipher } from './token-cipher.js';
+
+interface ConnectionRow {
+  id: string;
+  workspace_id: string;
+  platform: Platform;
+  mode: ConnectionMode;
+  status: ConnectionStatus;
+  account_id: string | null;
+  account_name: string | null;
+  access_token_enc: string | null;
+  refresh_token_enc: string | null;
+  expires_at: Date | null;
+  scopes: string[];
+  default_board_id: string | null;
+  connected_at: Date | null;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, workspace_id, platform, mode, status, account_id, account_name, access_token_enc, refresh_token_enc, expires_at, scopes, default_board_id, connected_at, updated_at';
+
+/** What a successful authorization or refresh stores. */
+export interface TokenGrant {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  scopes: string[];
+}
+
+/** Platform connections; tokens are sealed on the way in and opened on the way out. */
+@Injectable()
+export class ConnectionsRepository {
+  constructor(private readonly cipher: TokenCipher) {}
+
+  async find(tx: Tx, workspaceId: string, platform: Platform): Promise<Connection | null> {
+    const rows: ConnectionRow[] = await tx.query(`SELECT ${COLUMNS} FROM platform_connections WHERE workspace_id = $1 AND platform = $2`, [workspaceId, platform]);
+    return rows[0] ? this.toConnection(rows[0]) : null;
+  }
+
+  /** Creates or replaces the workspace's connection to the platform with fresh tokens. */
+  async upsertConnected(tx: Tx, c: { id: string; workspaceId: string; platform: Platform; mode: ConnectionMode; accountId: string; accountName: string } & TokenGrant): Promise<Connection> {
+    const rows: ConnectionRow[] = await tx.query(
+      `INSERT INTO platform_connections (id, workspace_id, platform, mode, status, account_id, account_name, scopes, connected_at)
+       VALUES ($1, $2, $3, $4, 'connected', $5, $6, $7, now())
+       ON CONFLICT (workspace_id, platform) DO UPDATE SET mode = EXCLUDED.mode, status = 'connected',
+         account_id = EXCLUDED.account_id, account_name = EXCLUDED.account_name, scopes = EXCLUDED.scopes,
+         default_board_id = CASE WHEN platform_connections.account_id = EXCLUDED.account_id THEN platform_connections.default_board_id END,
+         refresh_lease_until = NULL, connected_at = now(), updated_at = now()
+       RETURNING id`,
+      [c.id, c.workspaceId, c.platform, c.mode, c.accountId, c.accountName, JSON.stringify(c.scopes)],
+    );
+    await this.storeTokens(tx, rows[0].id, c);
+    return (await this.find(tx, c.workspaceId, c.platform))!;
+  }
+
+  /** Stores refreshed tokens; a missing refresh token never replaces the stored one. */
+  async storeTokens(tx: Tx, id: string, grant: TokenGrant): Promise<void> {
+    await tx.query(
+      `UPDATE platform_connections SET access_token_enc = $2, refresh_token_enc = COALESCE($3, refresh_token_enc),
+         expires_at = $4, scopes = CASE WHEN jsonb_array_length($5::jsonb) > 0 THEN $5::jsonb ELSE scopes END,
+         status = 'connected', refresh_lease_until = NULL, updated_at = now()
+       WHERE id = $1`,
+      [id, this.cipher.encrypt(grant.accessToken, id), grant.refreshToken ? this.cipher.encrypt(grant.refreshToken, id) : null, grant.expiresAt, JSON.stringify(grant.scopes)],
+    );
+  }
+
+  async setStatus(tx: Tx, id: string, status: ConnectionStatus): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET status = $2, refresh_lease_until = NULL, updated_at = now() WHERE id = $1`, [id, status]);
+  }
+
+  /** Forgets the tokens: the row stays as `disconnected` so the history keeps its account. */
+  async disconnect(tx: Tx, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE platform_connections SET status = 'disconnected', access_token_enc = NULL, refresh_token_enc = NULL,
+         expires_at = NULL, default_board_id = NULL, refresh_lease_until = NULL, updated_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  async setDefaultBoard(tx: Tx, id: string, boardId: string): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET default_board_id = $2, updated_at = now() WHERE id = $1`, [id, boardId]);
+  }
+
+  /** Takes the right to refresh for `leaseMs`; false when another process holds it. */
+  async takeRefreshLease(tx: Tx, id: string, leaseMs: number): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `UPDATE platform_connections SET refresh_lease_until = now() + ($2 || ' milliseconds')::interval
+       WHERE id = $1 AND (refresh_lease_until IS NULL OR refresh_lease_until < now()) RETURNING id`,
+      [id, String(leaseMs)],
+    );
+    return rows.length > 0;
+  }
+
+  async releaseRefreshLease(tx: Tx, id: string): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET refresh_lease_until = NULL WHERE id = $1`, [id]);
+  }
+
+  private toConnection(r: ConnectionRow): Connection {
+    return {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      platform: r.platform,
+      mode: r.mode,
+      status: r.status,
+      accountId: r.account_id,
+      accountName: r.account_name,
+      accessToken: r.access_token_enc ? this.cipher.decrypt(r.access_token_enc, r.id) : null,
+      refreshToken: r.refresh_token_enc ? this.cipher.decrypt(r.refresh_token_enc, r.id) : null,
+      expiresAt: r.expires_at ? new Date(r.expires_at) : null,
+      scopes: r.scopes ?? [],
+      defaultBoardId: r.default_board_id,
+      connectedAt: r.connected_at ? new Date(r.connected_at) : null,
+      updatedAt: new Date(r.updated_at),
+    };
+  }
+}

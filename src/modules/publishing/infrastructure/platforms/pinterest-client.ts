@@ -1,0 +1,245 @@
+import {
+  PublishFailure,
+  type AuthorizeParams,
+  type Board,
+  type ConnectedAccount,
+  type PlatformClient,
+  type PlatformClientOptions,
+  type PlatformTokens,
+  type PublishRequest,
+  type PublishResult,
+  type ReconcileQuery,
+} from '../../application/ports/platform-client.js';
+import { basicAuth, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+
+const TITLE_LIMIT = 100;
+const DESCRIPTION_LIMIT = 800;
+/** A carousel Pin takes 2 to 5 images. */
+const CAROUSEL_MIN = 2;
+const CAROUSEL_MAX = 5;
+const BOARD_PAGE_SIZE = 100;
+/** Enough for any real account; a runaway bookmark chain must not loop forever. */
+const BOARD_PAGES = 5;
+const SKEW_MS = 60_000;
+/** Pinterest's error codes for "Authentication failed" (2) and "Authorization failed" (3). */
+const AUTH_ERROR_CODES = new Set([2, 3]);
+
+interface TokenAnswer {
+  access_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+type ImageMap = Record<string, { url?: string } | undefined>;
+interface PinMedia {
+  media_type?: string;
+  images?: ImageMap;
+  items?: { images?: ImageMap }[];
+}
+interface PinAnswer {
+  id?: string;
+  title?: string | null;
+  description?: string | null;
+  created_at?: string;
+  board_id?: string;
+  media?: PinMedia;
+}
+interface Page<T> {
+  items?: T[];
+  bookmark?: string | null;
+}
+
+/**
+ * Pinterest (API v5). A post is one Pin on a board: a single image or a 2–5 image carousel,
+ * which Pinterest pulls from our public media URLs. `POST /pins` is the only publishing call,
+ * so it is the irreversible one; there is nothing to upload or poll before it.
+ */
+export class PinterestClient implements PlatformClient {
+  readonly platform = 'pinterest' as const;
+  readonly supportsPkce = false;
+  readonly scopes = ['boards:read', 'boards:write', 'pins:read', 'pins:write', 'user_accounts:read'] as const;
+  private readonly http: PlatformHttp;
+
+  constructor(private readonly options: PlatformClientOptions) {
+    this.http = new PlatformHttp('Pinterest', options);
+  }
+
+  authorizeUrl({ state, redirectUri }: AuthorizeParams): string {
+    const url = new URL(this.options.authorizeUrl);
+    url.searchParams.set('client_id', this.options.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('scope', this.scopes.join(','));
+    url.searchParams.set('state', state);
+    return url.toString();
+  }
+
+  async exchangeCode(params: { code: string; redirectUri: string }): Promise<ConnectedAccount> {
+    const tokens = await this.grant({ grant_type: 'authorization_code', code: params.code, redirect_uri: params.redirectUri }, null);
+    const data = await this.read<{ username?: string }>(`${this.options.apiUrl}/user_account`, 'the account look-up', tokens.accessToken);
+    if (!data.username) throw new PublishFailure('unknown_error', 'Pinterest did not say which account was connected.');
+    // Pinterest's stable public handle is the username; the API takes no user id anywhere we call.
+    return { ...tokens, account: { id: data.username, name: data.username } };
+  }
+
+  refresh(refreshToken: string): Promise<PlatformTokens> {
+    return this.grant({ grant_type: 'refresh_token', refresh_token: refreshToken }, refreshToken);
+  }
+
+  /** Pinterest has no token revocation endpoint: the user removes the app in their settings. */
+  async revoke(): Promise<void> {}
+
+  async listBoards(accessToken: string): Promise<Board[]> {
+    const boards: Board[] = [];
+    let bookmark: string | null | undefined;
+    for (let page = 0; page < BOARD_PAGES; page++) {
+      const url = new URL(`${this.options.apiUrl}/boards`);
+      url.searchParams.set('page_size', String(BOARD_PAGE_SIZE));
+      if (bookmark) url.searchParams.set('bookmark', bookmark);
+      const data = await this.read<Page<{ id: string; name: string; privacy?: string }>>(url, 'the boards', accessToken);
+      for (const b of data.items ?? []) boards.push({ id: b.id, name: b.name, privacy: (b.privacy ?? 'public').toLowerCase() });
+      bookmark = data.bookmark;
+      if (!bookmark) break;
+    }
+    return boards;
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    const boardId = checkPublishable(request);
+    let pin: PinAnswer;
+    try {
+      ({ data: pin } = await this.http.call<PinAnswer>(`${this.options.apiUrl}/pins`, {
+        what: 'the Pin',
+        method: 'POST',
+        bearer: request.accessToken,
+        json: pinBody(request, boardId),
+        irreversible: true,
+      }));
+    } catch (err) {
+      throw pinterestFailure(err, 'the board no longer exists; choose a default board');
+    }
+    if (!pin.id) throw new PublishFailure('unknown_error', 'Pinterest answered the Pin without its id.', 'unknown');
+    return { remotePostId: pin.id, remoteUrl: pinUrl(pin.id), mediaUrls: servedUrls(pin.media) ?? request.media.map((m) => m.url) };
+  }
+
+  /** Looks through the board's newest Pins for one with the description (and title) we send. */
+  async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
+    if (!query.boardId) return null;
+    const url = new URL(`${this.options.apiUrl}/boards/${encodeURIComponent(query.boardId)}/pins`);
+    url.searchParams.set('page_size', '50');
+    let data: Page<PinAnswer>;
+    try {
+      data = await this.read<Page<PinAnswer>>(url, 'the board Pins', query.accessToken);
+    } catch (err) {
+      // A board that is gone holds no Pin: the post was not made there.
+      if (err instanceof PublishFailure && statusOf(err) === 404) return null;
+      throw err;
+    }
+    const description = clip(query.text, DESCRIPTION_LIMIT);
+    const title = clip(query.title, TITLE_LIMIT);
+    const from = query.since.getTime() - SKEW_MS;
+    const found = (data.items ?? []).find(
+      (p) => !!p.id && !query.knownRemoteIds.has(p.id) && (p.description ?? '') === description && (p.title ?? '') === title && createdAt(p) >= from,
+    );
+    if (!found?.id) return null;
+    return { remotePostId: found.id, remoteUrl: pinUrl(found.id), mediaUrls: servedUrls(found.media) ?? [] };
+  }
+
+  private async read<T>(url: URL | string, what: string, accessToken: string): Promise<T> {
+    try {
+      return (await this.http.call<T>(url.toString(), { what, bearer: accessToken })).data;
+    } catch (err) {
+      throw pinterestFailure(err);
+    }
+  }
+
+  private async grant(form: Record<string, string>, previousRefresh: string | null): Promise<PlatformTokens> {
+    try {
+      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, {
+        what: 'the token request',
+        method: 'POST',
+        form,
+        headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
+      });
+      return tokensFrom(data, 'Pinterest', previousRefresh);
+    } catch (err) {
+      throw tokenGrantFailure(err, 'Pinterest');
+    }
+  }
+}
+
+/** Throws what Pinterest cannot take; answers the board to pin to. */
+function checkPublishable(request: PublishRequest): string {
+  const reject = (why: string) => new PublishFailure('content_rejected', `Pinterest cannot take this post: ${why}.`);
+  const count = request.media.length;
+  if (request.contentType !== 'single' && request.contentType !== 'carousel') throw reject(`${request.contentType} posts are not supported`);
+  if (request.media.some((m) => m.kind !== 'image')) throw reject('only images are supported');
+  if (request.contentType === 'single' && count !== 1) throw reject('a single Pin has exactly one image');
+  if (request.contentType === 'carousel' && (count < CAROUSEL_MIN || count > CAROUSEL_MAX)) {
+    throw reject(`a carousel Pin has ${CAROUSEL_MIN} to ${CAROUSEL_MAX} images`);
+  }
+  if (!request.boardId) throw reject('it has no board; choose a default board');
+  return request.boardId;
+}
+
+function pinBody(request: PublishRequest, boardId: string): Record<string, unknown> {
+  const title = clip(request.title, TITLE_LIMIT);
+  const media_source =
+    request.contentType === 'carousel'
+      ? { source_type: 'multiple_image_urls', items: request.media.map((m) => ({ url: m.url })) }
+      : { source_type: 'image_url', url: request.media[0].url };
+  return { board_id: boardId, ...(title ? { title } : {}), description: clip(request.text, DESCRIPTION_LIMIT), media_source };
+}
+
+/**
+ * Pinterest's own image URLs, largest first ('originals', else '1200x'); undefined when the
+ * answer has none for some image, so the caller falls back to ours.
+ */
+function servedUrls(media: PinMedia | undefined): string[] | undefined {
+  const maps = media?.items?.length ? media.items.map((i) => i.images) : [media?.images];
+  const urls = maps.map((images) => images?.originals?.url ?? images?.['1200x']?.url);
+  return urls.length > 0 && urls.every((u): u is string => !!u) ? urls : undefined;
+}
+
+function pinUrl(id: string): string {
+  return `https://www.pinterest.com/pin/${encodeURIComponent(id)}/`;
+}
+
+/** Pinterest writes `created_at` in UTC without a zone ("2024-05-01T10:00:00"): read it as UTC. */
+function createdAt(pin: PinAnswer): number {
+  if (!pin.created_at) return Number.POSITIVE_INFINITY;
+  const hasZone = /(Z|[+-]\d\d:?\d\d)$/.test(pin.created_at);
+  return Date.parse(hasZone ? pin.created_at : `${pin.created_at}Z`);
+}
+
+/**
+ * Fits `text` in `limit` UTF-16 units (the stricter count) by cutting at the last word boundary
+ * and adding "…". Reconciliation clips the same way, so it compares what was sent.
+ */
+export function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let cut = '';
+  for (const char of text) {
+    if (cut.length + char.length > limit - 1) break;
+    cut += char;
+  }
+  const boundary = cut.search(/\s+\S*$/);
+  return `${(boundary > 0 ? cut.slice(0, boundary) : cut).trimEnd()}…`;
+}
+
+function statusOf(err: PublishFailure): number | undefined {
+  const status = /answered (\d{3}) to/.exec(err.message)?.[1];
+  return status ? Number(status) : undefined;
+}
+
+/**
+ * Pinterest's refusals: an auth error code (2, 3) means the user must connect again, whatever
+ * the HTTP status; a 404 on publish is the board being gone (`notFound` says so).
+ */
+function pinterestFailure(err: unknown, notFound?: string): Error {
+  if (!(err instanceof PublishFailure) || err.point !== 'before' || err.code === 'token_expired') return err as Error;
+  const code = Number(/"code"\s*:\s*(\d+)/.exec(err.message)?.[1]);
+  if (AUTH_ERROR_CODES.has(code)) return new PublishFailure('token_expired', err.message);
+  if (notFound && statusOf(err) === 404) return new PublishFailure('content_rejected', `Pinterest: ${notFound}. (${err.message})`);
+  return err;
+}

@@ -1,0 +1,257 @@
+import {
+  PublishFailure,
+  type AuthorizeParams,
+  type ConnectedAccount,
+  type PlatformClient,
+  type PlatformClientOptions,
+  type PlatformTokens,
+  type PublishMedia,
+  type PublishRequest,
+  type PublishResult,
+} from '../../application/ports/platform-client.js';
+import { pause, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+
+/** Our content types TikTok takes: all are one video posted to the feed. */
+const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
+/** TikTok's caption limit, in UTF-16 code units. */
+const TITLE_MAX = 2200;
+const PREFERRED_PRIVACY = 'PUBLIC_TO_EVERYONE';
+
+interface TikTokError {
+  code?: string;
+  message?: string;
+  log_id?: string;
+}
+/** Every Content Posting / Display API answer: `data` plus an `error` whose code is 'ok' on success. */
+interface TikTokAnswer<T> {
+  data?: T;
+  error?: TikTokError;
+}
+interface TokenAnswer {
+  access_token?: string;
+  expires_in?: number;
+  open_id?: string;
+  refresh_token?: string;
+  scope?: string;
+  /** TikTok's token endpoint reports refusals in the body, sometimes with HTTP 200. */
+  error?: string;
+  error_description?: string;
+}
+interface UserInfo {
+  user?: { open_id?: string; display_name?: string };
+}
+interface CreatorInfo {
+  creator_username?: string;
+  privacy_level_options?: string[];
+  comment_disabled?: boolean;
+}
+interface InitData {
+  publish_id?: string;
+}
+interface StatusData {
+  status?: string;
+  fail_reason?: string;
+  /** TikTok's own spelling. Documented as int64: ids beyond 2^53 cannot survive JSON.parse as numbers. */
+  publicaly_available_post_id?: (string | number)[];
+}
+
+/**
+ * TikTok Content Posting API, direct post from a public URL (PULL_FROM_URL). The creator-info
+ * query is preparatory; `POST /v2/post/publish/video/init/` is the irreversible call (TikTok
+ * starts pulling and then posts on its own); the status polls that follow happen after it, so
+ * any failure there leaves the outcome unknown. TikTok cannot list a creator's posts with these
+ * scopes, so there is no `reconcile`.
+ */
+export class TikTokClient implements PlatformClient {
+  readonly platform = 'tiktok' as const;
+  readonly supportsPkce = true;
+  readonly scopes = ['user.info.basic', 'video.publish'] as const;
+  private readonly http: PlatformHttp;
+
+  constructor(private readonly options: PlatformClientOptions) {
+    this.http = new PlatformHttp('TikTok', options);
+  }
+
+  authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
+    const url = new URL(this.options.authorizeUrl);
+    url.searchParams.set('client_key', this.options.clientId);
+    url.searchParams.set('scope', this.scopes.join(','));
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('state', state);
+    if (codeChallenge) {
+      url.searchParams.set('code_challenge', codeChallenge);
+      url.searchParams.set('code_challenge_method', 'S256');
+    }
+    return url.toString();
+  }
+
+  async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
+    const answer = await this.grant({
+      code: params.code,
+      grant_type: 'authorization_code',
+      redirect_uri: params.redirectUri,
+      code_verifier: params.codeVerifier,
+    });
+    const tokens = tokensFrom(answer, 'TikTok');
+    const url = `${this.options.apiUrl}/v2/user/info/?fields=open_id,display_name`;
+    const { data } = await this.http.call<TikTokAnswer<UserInfo>>(url, { what: 'the account look-up', bearer: tokens.accessToken });
+    checkAnswer(data, 'the account look-up');
+    const id = data.data?.user?.open_id ?? answer.open_id;
+    if (!id) throw new PublishFailure('unknown_error', 'TikTok did not say which account was connected.');
+    return { ...tokens, account: { id, name: data.data?.user?.display_name ?? id } };
+  }
+
+  async refresh(refreshToken: string): Promise<PlatformTokens> {
+    const answer = await this.grant({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    return tokensFrom(answer, 'TikTok', refreshToken);
+  }
+
+  async revoke(tokens: { accessToken: string; refreshToken: string | null }): Promise<void> {
+    const form = { client_key: this.options.clientId, client_secret: this.options.clientSecret, token: tokens.accessToken };
+    try {
+      await this.http.call(`${this.options.apiUrl}/v2/oauth/revoke/`, { what: 'the token revocation', method: 'POST', form, retries: 0 });
+    } catch {
+      // Best effort: the user is disconnecting either way, and the token expires on its own.
+    }
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    const video = onlyVideo(request);
+    const creator = await this.creatorInfo(request.accessToken);
+    const publishId = await this.init(request, video, creator);
+    const status = await this.awaitPublished(request.accessToken, publishId);
+    const postId = publicPostId(status);
+    const username = creator.creator_username || request.account.name;
+    return {
+      remotePostId: postId ?? publishId,
+      remoteUrl: postId ? `https://www.tiktok.com/@${encodeURIComponent(username)}/video/${postId}` : null,
+      mediaUrls: [video.url],
+    };
+  }
+
+  /** The OAuth token endpoint; a refused grant (HTTP 400 or an `error` in a 200) is `token_expired`. */
+  private async grant(form: Record<string, string | undefined>): Promise<TokenAnswer> {
+    const credentials = { client_key: this.options.clientId, client_secret: this.options.clientSecret };
+    let data: TokenAnswer;
+    try {
+      ({ data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, { what: 'the token grant', method: 'POST', form: { ...credentials, ...form } }));
+    } catch (err) {
+      throw tokenGrantFailure(err, 'TikTok');
+    }
+    if (data.error) {
+      const message = `TikTok refused the token grant: ${data.error}${data.error_description ? ` (${data.error_description})` : ''}.`;
+      throw new PublishFailure(data.error === 'invalid_grant' ? 'token_expired' : 'unknown_error', message);
+    }
+    return data;
+  }
+
+  /** TikTok requires posting with one of the privacy levels the creator currently allows. */
+  private async creatorInfo(token: string): Promise<CreatorInfo> {
+    const url = `${this.options.apiUrl}/v2/post/publish/creator_info/query/`;
+    const { data } = await this.call<CreatorInfo>(url, { what: 'the creator info', bearer: token, json: {} });
+    checkAnswer(data, 'the creator info');
+    if (!data.data?.privacy_level_options?.length) {
+      throw new PublishFailure('content_rejected', 'TikTok offers this creator no privacy level to post with.');
+    }
+    return data.data;
+  }
+
+  /** The irreversible call: once TikTok accepts it, it pulls the video and posts it by itself. */
+  private async init(request: PublishRequest, video: PublishMedia, creator: CreatorInfo): Promise<string> {
+    const options = creator.privacy_level_options ?? [];
+    const body = {
+      post_info: {
+        title: truncateUtf16(request.text, TITLE_MAX),
+        privacy_level: options.includes(PREFERRED_PRIVACY) ? PREFERRED_PRIVACY : options[0],
+        disable_comment: creator.comment_disabled === true,
+      },
+      source_info: { source: 'PULL_FROM_URL', video_url: video.url },
+    };
+    const url = `${this.options.apiUrl}/v2/post/publish/video/init/`;
+    const { data } = await this.call<InitData>(url, { what: 'the video post', bearer: request.accessToken, json: body, irreversible: true });
+    checkAnswer(data, 'the video post');
+    if (!data.data?.publish_id) throw new PublishFailure('unknown_error', 'TikTok accepted the video post without a publish id.', 'unknown');
+    return data.data.publish_id;
+  }
+
+  /** Polls until TikTok posted or refused the video; every failure here comes after the irreversible call. */
+  private async awaitPublished(token: string, publishId: string): Promise<StatusData> {
+    const deadline = Date.now() + this.options.pollTimeoutMs;
+    for (;;) {
+      const status = await this.fetchStatus(token, publishId);
+      if (status.status === 'PUBLISH_COMPLETE') return status;
+      if (status.status === 'FAILED') {
+        throw new PublishFailure('content_rejected', `TikTok could not post the video: ${status.fail_reason || 'no reason given'}.`);
+      }
+      if (status.status === 'SEND_TO_USER_INBOX') {
+        // A draft in the creator's inbox is not a post, and posting again would only add another draft.
+        throw new PublishFailure('content_rejected', 'TikTok sent the video to the creator’s inbox instead of posting it.');
+      }
+      if (Date.now() + this.options.pollIntervalMs > deadline) {
+        throw new PublishFailure('network_error', `TikTok was still processing the video (${status.status ?? 'no status'}) when we stopped waiting.`, 'unknown');
+      }
+      await pause(this.options.pollIntervalMs);
+    }
+  }
+
+  private async fetchStatus(token: string, publishId: string): Promise<StatusData> {
+    const url = `${this.options.apiUrl}/v2/post/publish/status/fetch/`;
+    try {
+      const { data } = await this.call<StatusData>(url, { what: 'the post status', bearer: token, json: { publish_id: publishId } });
+      checkAnswer(data, 'the post status');
+      return data.data ?? {};
+    } catch (err) {
+      if (!(err instanceof PublishFailure)) throw err;
+      throw new PublishFailure('network_error', `TikTok took the video but its status is unknown: ${err.message}`, 'unknown');
+    }
+  }
+
+  /** A POST to the Content Posting API, with TikTok's error codes refining the HTTP status mapping. */
+  private async call<T>(url: string, call: { what: string; bearer: string; json: unknown; irreversible?: boolean }): Promise<{ data: TikTokAnswer<T> }> {
+    try {
+      return await this.http.call<TikTokAnswer<T>>(url, { method: 'POST', ...call });
+    } catch (err) {
+      const code = err instanceof PublishFailure && err.point === 'before' ? /"code"\s*:\s*"(\w+)"/.exec(err.message)?.[1] : undefined;
+      if (!code || !(err instanceof PublishFailure)) throw err;
+      throw tiktokFailure(code, err.message, err.retryAfterMs);
+    }
+  }
+}
+
+/** Only one video at a time, checked before any call. */
+function onlyVideo(request: PublishRequest): PublishMedia {
+  const [video, ...rest] = request.media;
+  if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
+    throw new PublishFailure('content_rejected', `TikTok takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
+  }
+  return video;
+}
+
+/** TikTok answers some refusals with HTTP 200 and a non-'ok' error code. */
+function checkAnswer(answer: TikTokAnswer<unknown>, what: string): void {
+  const code = answer.error?.code;
+  if (code && code !== 'ok') throw tiktokFailure(code, `TikTok refused ${what}: ${code}${answer.error?.message ? ` (${answer.error.message})` : ''}.`);
+}
+
+function tiktokFailure(code: string, message: string, retryAfterMs?: number): PublishFailure {
+  if (code === 'access_token_invalid' || code === 'scope_not_authorized') return new PublishFailure('token_expired', message);
+  if (code === 'rate_limit_exceeded' || code === 'spam_risk_too_many_posts') return new PublishFailure('rate_limited', message, 'before', retryAfterMs);
+  return new PublishFailure('content_rejected', message);
+}
+
+/** The public post id when TikTok gives one we can trust (a number past 2^53 was rounded by JSON.parse). */
+function publicPostId(status: StatusData): string | undefined {
+  const id = status.publicaly_available_post_id?.[0];
+  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  return undefined;
+}
+
+/** Cuts to `max` UTF-16 code units without splitting a surrogate pair. */
+export function truncateUtf16(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}

@@ -1,0 +1,302 @@
+import { randomBytes } from 'node:crypto';
+import {
+  PublishFailure,
+  type AuthorizeParams,
+  type ConnectedAccount,
+  type PlatformAccount,
+  type PlatformClient,
+  type PlatformClientOptions,
+  type PlatformTokens,
+  type PublishMedia,
+  type PublishRequest,
+  type PublishResult,
+  type ReconcileQuery,
+} from '../../application/ports/platform-client.js';
+import { basicAuth, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+
+/** X takes up to four photos on one post; video and GIF need the chunked upload, which we do not use. */
+const MAX_IMAGES = 4;
+const TWEET_LIMIT = 280;
+/** X counts every URL as 23 characters, whatever its length (t.co wrapping). */
+const URL_WEIGHT = 23;
+const ELLIPSIS = '…';
+const URL_PATTERN = /https?:\/\/\S+/g;
+/** Clock skew allowed between our `since` and X's `created_at`. */
+const SKEW_MS = 60_000;
+
+interface TokenAnswer {
+  access_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+interface UserAnswer {
+  data?: { id?: string; name?: string; username?: string };
+}
+interface MediaAnswer {
+  data?: { id?: string; media_key?: string };
+}
+interface TweetAnswer {
+  data?: { id?: string; text?: string };
+}
+interface TimelineAnswer {
+  data?: { id: string; text: string; created_at?: string; attachments?: { media_keys?: string[] } }[];
+  includes?: { media?: { media_key: string; url?: string }[] };
+}
+
+/**
+ * X (API v2) with OAuth 2.0 authorization code + PKCE as a confidential client. A post is one
+ * tweet with 1–4 photos: each photo is uploaded (`POST /2/media/upload`, retryable, nothing
+ * public yet), then `POST /2/tweets` makes it public (the irreversible call).
+ */
+export class XClient implements PlatformClient {
+  readonly platform = 'twitter' as const;
+  readonly supportsPkce = true;
+  readonly scopes = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'] as const;
+  private readonly http: PlatformHttp;
+
+  constructor(private readonly options: PlatformClientOptions) {
+    this.http = new PlatformHttp('X', options);
+  }
+
+  authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
+    const url = new URL(this.options.authorizeUrl);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', this.options.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('scope', this.scopes.join(' '));
+    url.searchParams.set('state', state);
+    if (codeChallenge) {
+      url.searchParams.set('code_challenge', codeChallenge);
+      url.searchParams.set('code_challenge_method', 'S256');
+    }
+    return url.toString();
+  }
+
+  async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
+    const form = { code: params.code, grant_type: 'authorization_code', redirect_uri: params.redirectUri, code_verifier: params.codeVerifier };
+    const tokens = await this.grant(form, null);
+    const { data } = await this.http.call<UserAnswer>(`${this.options.apiUrl}/2/users/me`, { what: 'the account look-up', bearer: tokens.accessToken });
+    if (!data.data?.id || !data.data.username) throw new PublishFailure('unknown_error', 'X did not say which account was connected.');
+    return { ...tokens, account: { id: data.data.id, name: data.data.username } };
+  }
+
+  /** X rotates refresh tokens: the answer carries a new one, which replaces the old. */
+  refresh(refreshToken: string): Promise<PlatformTokens> {
+    return this.grant({ grant_type: 'refresh_token', refresh_token: refreshToken }, refreshToken);
+  }
+
+  /** Revokes the refresh token (the long-lived one) and the access token; never throws. */
+  async revoke(tokens: { accessToken: string; refreshToken: string | null }): Promise<void> {
+    const revocations: [string, string][] = [[tokens.accessToken, 'access_token']];
+    if (tokens.refreshToken) revocations.unshift([tokens.refreshToken, 'refresh_token']);
+    for (const [token, hint] of revocations) {
+      try {
+        await this.http.call(`${this.options.apiUrl}/2/oauth2/revoke`, {
+          what: 'the token revocation',
+          method: 'POST',
+          form: { token, token_type_hint: hint },
+          headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
+        });
+      } catch {
+        // Best effort: the user can still remove the app in X's settings.
+      }
+    }
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    checkPublishable(request);
+    const mediaIds: string[] = [];
+    for (const [index, media] of request.media.entries()) mediaIds.push(await this.upload(request.accessToken, media, index));
+    const id = await this.tweet(request, mediaIds);
+    return { remotePostId: id, remoteUrl: permalink(request.account, id), mediaUrls: request.media.map((m) => m.url) };
+  }
+
+  /** Looks through the account's own timeline since `since` for a tweet with the text we send. */
+  async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
+    const url = new URL(`${this.options.apiUrl}/2/users/${encodeURIComponent(query.account.id)}/tweets`);
+    const from = new Date(query.since.getTime() - SKEW_MS);
+    url.searchParams.set('max_results', '100');
+    // X wants RFC 3339 without fractional seconds.
+    url.searchParams.set('start_time', from.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    url.searchParams.set('tweet.fields', 'created_at,attachments');
+    url.searchParams.set('expansions', 'attachments.media_keys');
+    url.searchParams.set('media.fields', 'url');
+    const { data } = await this.http.call<TimelineAnswer>(url.toString(), { what: 'the recent posts', bearer: query.accessToken });
+    const wanted = comparable(tweetText(query.text));
+    const found = (data.data ?? []).find(
+      (t) => !query.knownRemoteIds.has(t.id) && comparable(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= from.getTime()),
+    );
+    if (!found) return null;
+    const media = new Map((data.includes?.media ?? []).map((m) => [m.media_key, m.url]));
+    const mediaUrls = (found.attachments?.media_keys ?? []).map((k) => media.get(k)).filter((u): u is string => !!u);
+    return { remotePostId: found.id, remoteUrl: permalink(query.account, found.id), mediaUrls };
+  }
+
+  private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {
+    try {
+      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, {
+        what: 'the token request',
+        method: 'POST',
+        form,
+        headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
+      });
+      return tokensFrom(data, 'X', previousRefresh);
+    } catch (err) {
+      throw tokenGrantFailure(err, 'X');
+    }
+  }
+
+  /** The irreversible call: the tweet with its photos goes public. */
+  private async tweet(request: PublishRequest, mediaIds: string[]): Promise<string> {
+    try {
+      const { data } = await this.http.call<TweetAnswer>(`${this.options.apiUrl}/2/tweets`, {
+        what: 'the post',
+        method: 'POST',
+        bearer: request.accessToken,
+        json: { text: tweetText(request.text), media: { media_ids: mediaIds } },
+        irreversible: true,
+      });
+      if (!data.data?.id) throw new PublishFailure('unknown_error', 'X answered the post without its id.', 'unknown');
+      return data.data.id;
+    } catch (err) {
+      throw duplicateFailure(err);
+    }
+  }
+
+  /** One photo as multipart/form-data; the id it gets is attached to the tweet. */
+  private async upload(accessToken: string, media: PublishMedia, index: number): Promise<string> {
+    const bytes = await readMedia(media);
+    const { body, contentType } = multipart([
+      { name: 'media', value: bytes, filename: `image${index + 1}.${extensionOf(media.contentType)}`, contentType: media.contentType },
+      { name: 'media_category', value: 'tweet_image' },
+    ]);
+    const { data } = await this.http.call<MediaAnswer>(`${this.options.uploadUrl}/2/media/upload`, {
+      what: 'the image upload',
+      method: 'POST',
+      bearer: accessToken,
+      headers: { 'Content-Type': contentType },
+      body,
+    });
+    if (!data.data?.id) throw new PublishFailure('unknown_error', 'X answered the image upload without a media id.');
+    return data.data.id;
+  }
+}
+
+function checkPublishable(request: PublishRequest): void {
+  const reject = (why: string) => new PublishFailure('content_rejected', `X cannot take this post: ${why}.`);
+  if (request.contentType !== 'single' && request.contentType !== 'carousel') throw reject(`${request.contentType} posts are not supported`);
+  if (request.media.length === 0) throw reject('it has no image');
+  if (request.contentType === 'single' && request.media.length !== 1) throw reject('a single post has exactly one image');
+  if (request.media.length > MAX_IMAGES) throw reject(`at most ${MAX_IMAGES} images fit on one post`);
+  if (request.media.some((m) => m.kind !== 'image')) throw reject('only images are supported');
+}
+
+/** A 403 "duplicate content" is X refusing to post the same text twice: say so plainly. */
+function duplicateFailure(err: unknown): Error {
+  if (err instanceof PublishFailure && err.code === 'content_rejected' && /duplicate content/i.test(err.message)) {
+    return new PublishFailure('content_rejected', 'X refused the post as a duplicate of a recent one.');
+  }
+  return err as Error;
+}
+
+function permalink(account: PlatformAccount, id: string): string {
+  return `https://x.com/${encodeURIComponent(account.name)}/status/${id}`;
+}
+
+async function readMedia(media: PublishMedia): Promise<Buffer> {
+  try {
+    return await media.read();
+  } catch (err) {
+    // Our own storage failed: nothing was sent, a later attempt may succeed.
+    throw new PublishFailure('network_error', `The image for X could not be read: ${(err as Error).message}`);
+  }
+}
+
+function extensionOf(contentType: string): string {
+  const sub = contentType.split('/')[1]?.split(';')[0]?.trim() ?? '';
+  return sub === 'jpeg' ? 'jpg' : sub || 'bin';
+}
+
+export interface MultipartField {
+  name: string;
+  value: string | Buffer;
+  filename?: string;
+  contentType?: string;
+}
+
+/** A multipart/form-data body with a random boundary (RFC 7578); fetch's FormData would hide the bytes from our HTTP layer. */
+export function multipart(fields: MultipartField[]): { body: Buffer; contentType: string } {
+  const boundary = `----PersonaStudio${randomBytes(16).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const field of fields) {
+    const filename = field.filename ? `; filename="${field.filename}"` : '';
+    const type = field.contentType ? `\r\nContent-Type: ${field.contentType}` : '';
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field.name}"${filename}${type}\r\n\r\n`));
+    parts.push(typeof field.value === 'string' ? Buffer.from(field.value) : field.value, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * The text X will take: unchanged when it fits 280 weighted characters, else cut at the last
+ * word boundary that leaves room for an ellipsis ("…"). The weight follows X's counting (most
+ * Latin text 1 per character, CJK and emoji 2, any URL 23), so a caption is never refused as
+ * too long. Reconciliation compares against this same text.
+ */
+export function tweetText(text: string): string {
+  if (tweetWeight(text) <= TWEET_LIMIT) return text;
+  const pieces = text.split(/(\s+)/);
+  let kept = '';
+  for (const piece of pieces) {
+    const next = kept + piece;
+    if (tweetWeight(next.trimEnd() + ELLIPSIS) > TWEET_LIMIT) break;
+    kept = next;
+  }
+  kept = kept.trimEnd();
+  // A first word longer than the limit (a run without spaces): cut inside it.
+  if (!kept) kept = cutToWeight(text, TWEET_LIMIT - tweetWeight(ELLIPSIS));
+  return kept + ELLIPSIS;
+}
+
+/** X's weighted length (twitter-text v3): code points in the light ranges weigh 1, others 2, URLs 23. */
+export function tweetWeight(text: string): number {
+  let weight = 0;
+  const rest = text.replace(URL_PATTERN, () => {
+    weight += URL_WEIGHT;
+    return '';
+  });
+  for (const char of rest) weight += charWeight(char.codePointAt(0)!);
+  return weight;
+}
+
+function charWeight(code: number): number {
+  const light = code <= 4351 || (code >= 8192 && code <= 8205) || (code >= 8208 && code <= 8223) || (code >= 8242 && code <= 8247);
+  return light ? 1 : 2;
+}
+
+function cutToWeight(text: string, limit: number): string {
+  let out = '';
+  let weight = 0;
+  for (const char of text) {
+    weight += charWeight(char.codePointAt(0)!);
+    if (weight > limit) break;
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * A tweet's text as X serves it differs from what was sent: `&`, `<` and `>` come back as HTML
+ * entities, URLs as t.co links, and a photo adds a trailing t.co link. Compare without those.
+ */
+function comparable(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(URL_PATTERN, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

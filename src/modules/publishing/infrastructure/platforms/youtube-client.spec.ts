@@ -1,0 +1,298 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { googleError, startYouTubeFake, YOUTUBE_PATHS, type YouTubeFake } from '../../../../../test/fakes/platforms/youtube.js';
+import { PublishFailure, type PlatformClientOptions, type PublishMedia, type PublishRequest, type ReconcileQuery } from '../../application/ports/platform-client.js';
+import { YouTubeClient } from './youtube-client.js';
+
+const CHANNEL = 'UCfakeChannel000000000001';
+const VIDEO_URL = 'https://cdn.example.test/media/clip.mp4';
+const REDIRECT = 'https://app.example.test/connections/youtube/callback';
+const SCOPES = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly'];
+const BYTES = Buffer.alloc(4096, 7);
+const UPLOAD = '/upload/youtube/v3/videos';
+let fake: YouTubeFake;
+let token: string;
+
+beforeAll(async () => {
+  fake = await startYouTubeFake();
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  token = fake.issueTokens(CHANNEL, SCOPES).accessToken;
+});
+
+function client(over: Partial<PlatformClientOptions> = {}): YouTubeClient {
+  return new YouTubeClient({
+    clientId: 'youtube-client',
+    clientSecret: 'youtube-secret',
+    apiUrl: fake.url + YOUTUBE_PATHS.apiUrl,
+    authorizeUrl: fake.url + YOUTUBE_PATHS.authorizeUrl,
+    tokenUrl: fake.url + YOUTUBE_PATHS.tokenUrl,
+    uploadUrl: fake.url + YOUTUBE_PATHS.uploadUrl,
+    timeoutMs: 2_000,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    ...over,
+  });
+}
+
+function media(kind: 'image' | 'video' = 'video'): PublishMedia {
+  return { url: kind === 'video' ? VIDEO_URL : 'https://cdn.example.test/a.jpg', kind, contentType: kind === 'video' ? 'video/mp4' : 'image/jpeg', read: () => Promise.resolve(BYTES) };
+}
+
+function request(over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    postId: 'post_01',
+    accessToken: token,
+    account: { id: CHANNEL, name: 'Luna Gardens' },
+    contentType: 'short',
+    text: 'Tomatoes at golden hour #garden',
+    title: 'Tomatoes at golden hour',
+    media: [media()],
+    ...over,
+  };
+}
+
+function query(over: Partial<ReconcileQuery> = {}): ReconcileQuery {
+  return {
+    accessToken: token,
+    account: { id: CHANNEL, name: 'Luna Gardens' },
+    text: 'Tomatoes at golden hour #garden',
+    title: 'Tomatoes at golden hour',
+    since: new Date(Date.now() - 5_000),
+    knownRemoteIds: new Set(),
+    ...over,
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
+  const err = await promise.then(
+    () => new Error('expected a failure'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PublishFailure);
+  return err as PublishFailure;
+}
+
+const tokenForms = () => fake.requestsTo('/token', 'POST').map((r) => Object.fromEntries(new URLSearchParams(r.body.toString())));
+const puts = () => fake.requestsTo(UPLOAD, 'PUT');
+
+describe('YouTubeClient OAuth', () => {
+  it('builds the Google consent URL for offline access with PKCE', () => {
+    const url = new URL(client().authorizeUrl({ state: 'st_1', redirectUri: REDIRECT, codeChallenge: 'ch_abc' }));
+    expect(url.origin + url.pathname).toBe(fake.url + '/o/oauth2/v2/auth');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: 'youtube-client',
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: SCOPES.join(' '),
+      state: 'st_1',
+      access_type: 'offline',
+      prompt: 'consent',
+      include_granted_scopes: 'true',
+      code_challenge: 'ch_abc',
+      code_challenge_method: 'S256',
+    });
+  });
+
+  it('exchanges the code with the PKCE verifier and finds the channel', async () => {
+    const verifier = 'verifier-0123456789-0123456789-0123456789-abc';
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const consent = await fetch(client().authorizeUrl({ state: 's', redirectUri: REDIRECT, codeChallenge: challenge }), { redirect: 'manual' });
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+
+    const connected = await client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: verifier });
+
+    expect(connected.account).toEqual({ id: CHANNEL, name: 'Luna Gardens' });
+    expect(connected.refreshToken).toMatch(/^rt_/);
+    expect(connected.scopes).toEqual(SCOPES);
+    expect(tokenForms()).toEqual([
+      { code, grant_type: 'authorization_code', redirect_uri: REDIRECT, code_verifier: verifier, client_id: 'youtube-client', client_secret: 'youtube-secret' },
+    ]);
+    const [lookup] = fake.requestsTo('/youtube/v3/channels', 'GET');
+    expect(Object.fromEntries(lookup.query)).toEqual({ part: 'snippet', mine: 'true' });
+    expect(lookup.headers.authorization).toBe(`Bearer ${connected.accessToken}`);
+  });
+
+  it('refuses a wrong verifier as token_expired and an account without channel as content_rejected', async () => {
+    const challenge = createHash('sha256').update('right-verifier').digest('base64url');
+    const bad = await failure(client().exchangeCode({ code: fake.issueCode(REDIRECT, challenge), redirectUri: REDIRECT, codeVerifier: 'wrong' }));
+    expect(bad.code).toBe('token_expired');
+
+    fake.hasChannel = false;
+    const none = await failure(client().exchangeCode({ code: fake.issueCode(REDIRECT), redirectUri: REDIRECT }));
+    expect(none.code).toBe('content_rejected');
+    expect(none.message).toContain('no YouTube channel');
+  });
+
+  it('refreshes keeping the refresh token Google does not resend; a refused refresh is token_expired', async () => {
+    const issued = fake.issueTokens(CHANNEL, SCOPES);
+    const first = await client().refresh(issued.refreshToken!);
+    expect(first.refreshToken).toBe(issued.refreshToken);
+    expect(first.accessToken).not.toBe(issued.accessToken);
+    const second = await client().refresh(first.refreshToken!);
+    expect(fake.tokens.get(second.accessToken)?.accountId).toBe(CHANNEL);
+    expect(tokenForms()[0]).toEqual({ grant_type: 'refresh_token', refresh_token: issued.refreshToken, client_id: 'youtube-client', client_secret: 'youtube-secret' });
+
+    fake.refuseRefresh = true;
+    expect((await failure(client().refresh(issued.refreshToken!))).code).toBe('token_expired');
+  });
+
+  it('revokes the refresh token at /revoke and never throws', async () => {
+    const issued = fake.issueTokens(CHANNEL, SCOPES);
+    await client().revoke({ accessToken: issued.accessToken, refreshToken: issued.refreshToken });
+    expect(fake.revoked).toEqual([issued.refreshToken]);
+    expect(fake.tokens.has(issued.accessToken)).toBe(false);
+    expect(new URLSearchParams(fake.requestsTo('/revoke', 'POST')[0].body.toString()).get('token')).toBe(issued.refreshToken);
+
+    await expect(client().revoke({ accessToken: 'at_unknown', refreshToken: null })).resolves.toBeUndefined();
+  });
+});
+
+describe('YouTubeClient publish', () => {
+  it.each(['video', 'reel', 'short'])('uploads a %s through a resumable session, publicly', async (contentType) => {
+    const result = await client().publish(request({ contentType }));
+
+    expect(fake.posts).toHaveLength(1);
+    const post = fake.posts[0];
+    expect(post).toMatchObject({ accountId: CHANNEL, title: 'Tomatoes at golden hour', text: 'Tomatoes at golden hour #garden' });
+    expect(post.extra).toMatchObject({ bytes: BYTES.length, contentType: 'video/mp4', privacyStatus: 'public', categoryId: '22', madeForKids: false });
+    expect(result).toEqual({ remotePostId: post.id, remoteUrl: `https://www.youtube.com/watch?v=${post.id}`, mediaUrls: post.mediaUrls });
+    expect(result.mediaUrls[0]).toMatch(/^https:\/\/i\.ytimg\.test\/vi\/.+\/default\.jpg$/);
+
+    const [open] = fake.requestsTo(UPLOAD, 'POST');
+    expect(Object.fromEntries(open.query)).toEqual({ uploadType: 'resumable', part: 'snippet,status' });
+    expect(open.headers).toMatchObject({ authorization: `Bearer ${token}`, 'x-upload-content-type': 'video/mp4', 'x-upload-content-length': String(BYTES.length) });
+    expect(JSON.parse(open.body.toString())).toEqual({
+      snippet: { title: 'Tomatoes at golden hour', description: 'Tomatoes at golden hour #garden', categoryId: '22' },
+      status: { privacyStatus: 'public', selfDeclaredMadeForKids: false },
+    });
+    expect(puts()).toHaveLength(1);
+    expect(puts()[0].headers).toMatchObject({ authorization: `Bearer ${token}`, 'content-type': 'video/mp4' });
+    expect(puts()[0].body.equals(BYTES)).toBe(true);
+  });
+
+  it('cleans the title and description the way YouTube requires', async () => {
+    const title = `<b>Tomatoes</b> ${'x'.repeat(120)}`;
+    await client().publish(request({ title, text: 'Big <3 for tomatoes' }));
+    expect(fake.posts[0].title).toBe(`bTomatoes/b ${'x'.repeat(88)}`);
+    expect(fake.posts[0].text).toBe('Big 3 for tomatoes');
+
+    fake.reset();
+    await client().publish(request({ title: '  ', text: 'First line\nsecond line' }));
+    expect(fake.posts[0].title).toBe('First line');
+  });
+
+  it.each([
+    ['single', [media('image')]],
+    ['carousel', [media(), media()]],
+    ['short', [media('image')]],
+    ['video', []],
+    ['story', [media()]],
+  ])('rejects a %s with these media before any call', async (contentType, list) => {
+    const err = await failure(client().publish(request({ contentType, media: list })));
+    expect(err).toMatchObject({ code: 'content_rejected', point: 'before' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('answers token_expired on a 401', async () => {
+    fake.expireTokens();
+    expect((await failure(client().publish(request()))).code).toBe('token_expired');
+    expect(puts()).toHaveLength(0);
+  });
+
+  it('answers rate_limited before, with Retry-After, when the upload is throttled', async () => {
+    fake.setMode({ kind: 'rate_limit', times: 1, retryAfterSeconds: 9 });
+    const err = await failure(client().publish(request()));
+    expect(err).toMatchObject({ code: 'rate_limited', point: 'before', retryAfterMs: 9_000 });
+    expect(puts()).toHaveLength(1);
+    expect(fake.posts).toHaveLength(0);
+  });
+
+  it('reads an exhausted quota (403 quotaExceeded) as rate_limited', async () => {
+    const body = googleError(403, 'quotaExceeded', 'The request cannot be completed because you have exceeded your quota.');
+    fake.setMode({ kind: 'fail', status: 403, times: 1, body, on: 'prepare' });
+    expect(await failure(client().publish(request()))).toMatchObject({ code: 'rate_limited', point: 'before' });
+    expect(puts()).toHaveLength(0);
+  });
+
+  it('fails before when the session cannot be opened', async () => {
+    fake.setMode({ kind: 'fail', status: 503, times: 3, on: 'prepare' });
+    const err = await failure(client().publish(request()));
+    expect(err).toMatchObject({ code: 'network_error', point: 'before' });
+    expect(fake.requestsTo(UPLOAD, 'POST')).toHaveLength(3);
+    expect(puts()).toHaveLength(0);
+  });
+
+  it('asks the session after a 500 and fails before when it says the upload is incomplete (308)', async () => {
+    fake.setMode({ kind: 'fail', status: 500, times: 1 });
+    const err = await failure(client().publish(request()));
+    expect(err).toMatchObject({ code: 'network_error', point: 'before' });
+    expect(puts()).toHaveLength(2);
+    expect(puts()[1].headers['content-range']).toBe(`bytes */${BYTES.length}`);
+    expect(puts()[1].body).toHaveLength(0);
+    expect(fake.posts).toHaveLength(0);
+  });
+
+  it('leaves the outcome unknown when neither the upload nor the status query is answered', async () => {
+    // The upload is sent once; the status query (safe to repeat) is retried twice.
+    fake.setMode({ kind: 'fail', status: 500, times: 4 });
+    const err = await failure(client().publish(request()));
+    expect(err).toMatchObject({ code: 'network_error', point: 'unknown' });
+    expect(puts()).toHaveLength(4);
+    expect(puts()[3].headers['content-range']).toBe(`bytes */${BYTES.length}`);
+  });
+
+  it('recovers the video from the session when the upload answer is lost', async () => {
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    const result = await client().publish(request());
+    expect(fake.posts).toHaveLength(1);
+    expect(result.remotePostId).toBe(fake.posts[0].id);
+    expect(puts()).toHaveLength(2);
+  });
+
+  it('leaves the outcome unknown when the upload hangs', async () => {
+    fake.setMode({ kind: 'hang' });
+    const err = await failure(client({ timeoutMs: 300 }).publish(request()));
+    expect(err).toMatchObject({ code: 'network_error', point: 'unknown' });
+  });
+
+  it('reports a rejected upload as content_rejected', async () => {
+    fake.uploadStatus = 'rejected';
+    const err = await failure(client().publish(request()));
+    expect(err).toMatchObject({ code: 'content_rejected', point: 'before' });
+    expect(err.message).toContain('duplicate');
+    expect(fake.posts).toHaveLength(0);
+  });
+
+  it('answers a repeated full upload to a completed session with the same video (fake)', async () => {
+    await client().publish(request());
+    const session = [...fake.sessions.values()][0];
+    const res = await fetch(`${fake.url}${UPLOAD}?upload_id=${session.id}`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` }, body: BYTES });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { id: string }).id).toBe(fake.posts[0].id);
+    expect(fake.posts).toHaveLength(1);
+  });
+});
+
+describe('YouTubeClient reconcile', () => {
+  it('finds the video by title and description among the recent uploads', async () => {
+    const text = `Don't miss the tomatoes & basil ${'la '.repeat(80)}#garden`;
+    const published = await client().publish(request({ title: "Tomatoes & basil: don't wait", text }));
+    const found = await client().reconcile(query({ title: "Tomatoes & basil: don't wait", text }));
+    expect(found).toEqual(published);
+    const [search] = fake.requestsTo('/youtube/v3/search', 'GET');
+    expect(Object.fromEntries(search.query)).toEqual({ part: 'snippet', forMine: 'true', type: 'video', order: 'date', maxResults: '50' });
+    expect(search.headers.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it('finds nothing for another text, an older video or a known id', async () => {
+    const published = await client().publish(request());
+    expect(await client().reconcile(query({ text: 'Something else entirely' }))).toBeNull();
+    expect(await client().reconcile(query({ title: 'Another title' }))).toBeNull();
+    expect(await client().reconcile(query({ since: new Date(Date.now() + 120_000) }))).toBeNull();
+    expect(await client().reconcile(query({ knownRemoteIds: new Set([published.remotePostId]) }))).toBeNull();
+    expect(await client().reconcile(query({ since: new Date(Date.now() + 30_000) }))).toEqual(published);
+  });
+});

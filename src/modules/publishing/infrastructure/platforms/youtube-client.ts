@@ -1,0 +1,274 @@
+import {
+  PublishFailure,
+  type AuthorizeParams,
+  type ConnectedAccount,
+  type PlatformClient,
+  type PlatformClientOptions,
+  type PlatformTokens,
+  type PublishMedia,
+  type PublishRequest,
+  type PublishResult,
+  type ReconcileQuery,
+} from '../../application/ports/platform-client.js';
+import { PlatformHttp, tokenGrantFailure, tokensFrom, type PlatformCall, type PlatformReply } from './platform-http.js';
+
+/** Our content types YouTube takes: all are one uploaded video (a vertical one shows as a Short). */
+const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
+const TITLE_MAX_CHARS = 100;
+const DESCRIPTION_MAX_BYTES = 5000;
+/** YouTube refuses titles and descriptions containing angle brackets. */
+const FORBIDDEN = /[<>]/g;
+/** "People & Blogs", the category YouTube itself defaults uploads to. */
+const CATEGORY_ID = '22';
+/** Clock skew allowed between our `since` and YouTube's `publishedAt`. */
+const SKEW_MS = 60_000;
+/** The upload's time budget grows by a second per MB on top of the call budget (assumes ≥ 1 MB/s upstream). */
+const BYTES_PER_SECOND = 1_000_000;
+/** Google's quota and upload-limit refusals come as 403 but pass with time: not the content's fault. */
+const QUOTA = /quotaExceeded|rateLimitExceeded|uploadLimitExceeded|exceeded (your|the number)/i;
+
+interface TokenAnswer {
+  access_token?: string;
+  expires_in?: number;
+  refresh_token?: string;
+  scope?: string;
+}
+interface ChannelList {
+  items?: { id?: string; snippet?: { title?: string } }[];
+}
+interface Thumbnails {
+  default?: { url?: string };
+}
+interface VideoResource {
+  id?: string;
+  snippet?: { title?: string; thumbnails?: Thumbnails };
+  status?: { uploadStatus?: string; rejectionReason?: string; failureReason?: string };
+}
+interface SearchList {
+  items?: { id?: { videoId?: string }; snippet?: { title?: string; description?: string; publishedAt?: string; thumbnails?: Thumbnails } }[];
+}
+
+/**
+ * YouTube Data API v3 with Google OAuth 2 (offline access, PKCE). A post is one video sent by
+ * resumable upload: opening the session is preparatory; the PUT of the bytes creates the video
+ * (the irreversible call). When that PUT's outcome is unknown, the session itself can tell
+ * whether the upload completed, so it is asked once before giving up.
+ */
+export class YouTubeClient implements PlatformClient {
+  readonly platform = 'youtube' as const;
+  readonly supportsPkce = true;
+  readonly scopes = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly'] as const;
+  private readonly http: PlatformHttp;
+
+  constructor(private readonly options: PlatformClientOptions) {
+    this.http = new PlatformHttp('YouTube', options);
+  }
+
+  authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
+    const url = new URL(this.options.authorizeUrl);
+    url.searchParams.set('client_id', this.options.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('scope', this.scopes.join(' '));
+    url.searchParams.set('state', state);
+    // Offline access and a forced consent make Google send a refresh token on every connection.
+    url.searchParams.set('access_type', 'offline');
+    url.searchParams.set('prompt', 'consent');
+    url.searchParams.set('include_granted_scopes', 'true');
+    if (codeChallenge) {
+      url.searchParams.set('code_challenge', codeChallenge);
+      url.searchParams.set('code_challenge_method', 'S256');
+    }
+    return url.toString();
+  }
+
+  async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
+    const form = { code: params.code, grant_type: 'authorization_code', redirect_uri: params.redirectUri, code_verifier: params.codeVerifier };
+    const tokens = await this.grant(form, null);
+    const url = `${this.options.apiUrl}/channels?part=snippet&mine=true`;
+    const { data } = await this.call<ChannelList>(url, { what: 'the channel look-up', bearer: tokens.accessToken });
+    const channel = data.items?.[0];
+    if (!channel?.id) throw new PublishFailure('content_rejected', 'This Google account has no YouTube channel to publish to.');
+    return { ...tokens, account: { id: channel.id, name: channel.snippet?.title || channel.id } };
+  }
+
+  /** Google usually sends no new refresh token: the one we hold stays valid. */
+  refresh(refreshToken: string): Promise<PlatformTokens> {
+    return this.grant({ grant_type: 'refresh_token', refresh_token: refreshToken }, refreshToken);
+  }
+
+  async revoke(tokens: { accessToken: string; refreshToken: string | null }): Promise<void> {
+    const url = new URL(this.options.tokenUrl);
+    url.pathname = url.pathname.replace(/[^/]*$/, 'revoke');
+    try {
+      // Revoking the refresh token also revokes the access tokens issued from it.
+      await this.http.call(url.toString(), { what: 'the token revocation', method: 'POST', form: { token: tokens.refreshToken ?? tokens.accessToken }, retries: 0 });
+    } catch {
+      // Best effort: the user is disconnecting either way.
+    }
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    const media = onlyVideo(request);
+    const bytes = await readBytes(media);
+    const session = await this.openSession(request, media, bytes.length);
+    const video = await this.upload(session, request.accessToken, media, bytes);
+    return asResult(video, [media.url]);
+  }
+
+  async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
+    const url = `${this.options.apiUrl}/search?part=snippet&forMine=true&type=video&order=date&maxResults=50`;
+    const { data } = await this.call<SearchList>(url, { what: 'the recent videos', bearer: query.accessToken });
+    const title = videoTitle(query.title, query.text);
+    const description = videoDescription(query.text);
+    const since = query.since.getTime() - SKEW_MS;
+    const hit = (data.items ?? []).find((item) => {
+      const id = item.id?.videoId;
+      const snippet = item.snippet;
+      if (!id || query.knownRemoteIds.has(id) || !snippet) return false;
+      if (!(Date.parse(snippet.publishedAt ?? '') >= since)) return false;
+      return decodeHtml(snippet.title ?? '') === title && sameDescription(snippet.description ?? '', description);
+    });
+    if (!hit?.id?.videoId) return null;
+    return asResult({ id: hit.id.videoId, snippet: { thumbnails: hit.snippet?.thumbnails } }, []);
+  }
+
+  private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {
+    const credentials = { client_id: this.options.clientId, client_secret: this.options.clientSecret };
+    try {
+      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, { what: 'the token grant', method: 'POST', form: { ...form, ...credentials } });
+      return tokensFrom(data, 'YouTube', previousRefresh);
+    } catch (err) {
+      throw tokenGrantFailure(err, 'YouTube');
+    }
+  }
+
+  /** Opens the resumable session with the video's metadata; nothing exists on YouTube yet. */
+  private async openSession(request: PublishRequest, media: PublishMedia, size: number): Promise<string> {
+    const metadata = {
+      snippet: { title: videoTitle(request.title, request.text), description: videoDescription(request.text), categoryId: CATEGORY_ID },
+      status: { privacyStatus: 'public', selfDeclaredMadeForKids: false },
+    };
+    const url = `${this.options.uploadUrl}/videos?uploadType=resumable&part=snippet,status`;
+    const headers = { 'X-Upload-Content-Type': media.contentType, 'X-Upload-Content-Length': String(size) };
+    const reply = await this.call(url, { what: 'the upload session', method: 'POST', bearer: request.accessToken, json: metadata, headers });
+    const session = reply.headers.get('location');
+    if (!session) throw new PublishFailure('unknown_error', 'YouTube opened no upload session (no Location).');
+    return session;
+  }
+
+  /** The irreversible call: the last byte received creates the video. */
+  private async upload(session: string, token: string, media: PublishMedia, bytes: Buffer): Promise<VideoResource> {
+    let video: VideoResource;
+    try {
+      const timeoutMs = this.options.timeoutMs + Math.floor(bytes.length / BYTES_PER_SECOND) * 1000;
+      const call = { what: 'the video upload', method: 'PUT', bearer: token, body: bytes, headers: { 'Content-Type': media.contentType }, irreversible: true, timeoutMs };
+      ({ data: video } = await this.call<VideoResource>(session, call));
+    } catch (err) {
+      // An unknown outcome (or an unreadable answer) can be settled by asking the session.
+      if (!(err instanceof PublishFailure) || (err.point !== 'unknown' && err.code !== 'unknown_error')) throw err;
+      video = await this.uploadStatus(session, token, bytes.length, err);
+    }
+    return checked(video);
+  }
+
+  /**
+   * Asks the session whether the upload completed: 200/201 with the video if it did, 308
+   * "Resume Incomplete" if it did not (no video exists, so a fresh attempt is safe).
+   */
+  private async uploadStatus(session: string, token: string, total: number, unknown: PublishFailure): Promise<VideoResource> {
+    try {
+      const headers = { 'Content-Range': `bytes */${total}` };
+      const { data } = await this.http.call<VideoResource>(session, { what: 'the upload status', method: 'PUT', bearer: token, body: '', headers });
+      return data;
+    } catch (err) {
+      // PlatformHttp reports any non-2xx as a failure; a 308 here is the session's "not complete".
+      if (err instanceof PublishFailure && err.code === 'unknown_error' && err.message.includes(' 308 ')) {
+        throw new PublishFailure('network_error', 'YouTube did not receive the whole video, so no video was created.', 'before');
+      }
+      throw unknown;
+    }
+  }
+
+  private async call<T = unknown>(url: string, call: PlatformCall): Promise<PlatformReply<T>> {
+    try {
+      return await this.http.call<T>(url, call);
+    } catch (err) {
+      if (err instanceof PublishFailure && err.code === 'content_rejected' && QUOTA.test(err.message)) {
+        throw new PublishFailure('rate_limited', err.message, 'before', err.retryAfterMs);
+      }
+      throw err;
+    }
+  }
+}
+
+function onlyVideo(request: PublishRequest): PublishMedia {
+  const [video, ...rest] = request.media;
+  if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
+    throw new PublishFailure('content_rejected', `YouTube takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
+  }
+  return video;
+}
+
+async function readBytes(media: PublishMedia): Promise<Buffer> {
+  try {
+    return await media.read();
+  } catch (err) {
+    throw new PublishFailure('network_error', `The video could not be read for upload: ${(err as Error).message}`);
+  }
+}
+
+/** A created video; one YouTube took but then refused or could not process is content_rejected. */
+function checked(video: VideoResource): VideoResource {
+  if (!video.id) throw new PublishFailure('unknown_error', 'YouTube answered the upload without a video id.', 'unknown');
+  const status = video.status?.uploadStatus;
+  if (status === 'rejected' || status === 'failed') {
+    const reason = video.status?.rejectionReason ?? video.status?.failureReason ?? 'no reason given';
+    throw new PublishFailure('content_rejected', `YouTube ${status} the video: ${reason}.`);
+  }
+  return video;
+}
+
+function asResult(video: VideoResource, fallbackMedia: string[]): PublishResult {
+  const id = video.id!;
+  const thumbnail = video.snippet?.thumbnails?.default?.url;
+  return { remotePostId: id, remoteUrl: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`, mediaUrls: thumbnail ? [thumbnail] : fallbackMedia };
+}
+
+/** The title as sent (and as reconcile compares it): no angle brackets, one line, ≤ 100 characters. */
+export function videoTitle(title: string, text: string): string {
+  const clean = (s: string) => s.replace(FORBIDDEN, '').replace(/\s+/g, ' ').trim();
+  const chosen = clean(title) || clean(text.split('\n')[0] ?? '') || 'Video';
+  return Array.from(chosen).slice(0, TITLE_MAX_CHARS).join('').trim();
+}
+
+/** The description as sent: no angle brackets, ≤ 5000 bytes of UTF-8 cut on a character boundary. */
+export function videoDescription(text: string): string {
+  const clean = text.replace(FORBIDDEN, '');
+  if (Buffer.byteLength(clean) <= DESCRIPTION_MAX_BYTES) return clean;
+  let out = '';
+  let size = 0;
+  for (const ch of clean) {
+    size += Buffer.byteLength(ch);
+    if (size > DESCRIPTION_MAX_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** search.list escapes HTML in snippets (`&#39;`, `&amp;`). */
+function decodeHtml(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_m, entity: string) => {
+    if (entity[0] !== '#') return named[entity.toLowerCase()];
+    return String.fromCodePoint(entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10));
+  });
+}
+
+/** search.list shortens long descriptions: the listed one must be ours or the start of ours. */
+function sameDescription(listed: string, ours: string): boolean {
+  const decoded = decodeHtml(listed);
+  if (decoded === ours) return true;
+  const stem = decoded.replace(/(\.\.\.|…)$/, '').trimEnd();
+  return stem.length > 0 && ours.startsWith(stem);
+}

@@ -1,0 +1,281 @@
+import { Injectable } from '@nestjs/common';
+import { offsetOf, type Page, type PageRequest, type Platform } from '../../../core/index.js';
+import type { Tx } from '../../../platform/database/index.js';
+import type { PostStatus, ScheduledPost } from '../domain/scheduled-post.js';
+
+interface PostRow {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  character_id: string;
+  platform: string;
+  platform_key: Platform;
+  status: PostStatus;
+  scheduled_at: Date;
+  due_at: Date;
+  next_attempt_at: Date | null;
+  attempts: number;
+  claim_id: string | null;
+  claimed_at: Date | null;
+  call_started_at: Date | null;
+  published_at: Date | null;
+  remote_post_id: string | null;
+  remote_url: string | null;
+  media_urls: string[];
+  error_code: string | null;
+  error_message: string | null;
+  created_at: Date;
+  updated_at: Date;
+  total?: string;
+}
+
+const COLUMNS = `id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at,
+  next_attempt_at, attempts, claim_id, claimed_at, call_started_at, published_at, remote_post_id, remote_url,
+  media_urls, error_code, error_message, created_at, updated_at`;
+const P_COLUMNS = COLUMNS.split(',').map((c) => `p.${c.trim()}`).join(', ');
+
+const date = (v: Date | null): Date | null => (v ? new Date(v) : null);
+
+function toPost(r: PostRow): ScheduledPost {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    contentId: r.content_id,
+    characterId: r.character_id,
+    platform: r.platform,
+    platformKey: r.platform_key,
+    status: r.status,
+    scheduledAt: new Date(r.scheduled_at),
+    dueAt: new Date(r.due_at),
+    nextAttemptAt: date(r.next_attempt_at),
+    attempts: r.attempts,
+    claimId: r.claim_id,
+    claimedAt: date(r.claimed_at),
+    callStartedAt: date(r.call_started_at),
+    publishedAt: date(r.published_at),
+    remotePostId: r.remote_post_id,
+    remoteUrl: r.remote_url,
+    mediaUrls: r.media_urls ?? [],
+    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  };
+}
+
+export interface NewPost {
+  id: string;
+  workspaceId: string;
+  contentId: string;
+  characterId: string;
+  platform: string;
+  platformKey: Platform;
+  scheduledAt: Date;
+}
+
+export interface PostFilter {
+  characterId?: string;
+  platforms?: Platform[];
+  statuses: PostStatus[];
+  from?: Date;
+  to?: Date;
+}
+
+/** How a publish attempt ended, as stored. */
+export type AttemptResult =
+  | { status: 'published'; publishedAt: Date; remotePostId: string; remoteUrl: string | null; mediaUrls: string[] }
+  | { status: 'pending'; nextAttemptAt: Date; error: { code: string; message: string } }
+  | { status: 'failed'; error: { code: string; message: string } };
+
+/** Scheduled posts. Product reads take the workspace; the dispatcher's reads span workspaces by design. */
+@Injectable()
+export class ScheduledPostsRepository {
+  async insert(tx: Tx, posts: NewPost[]): Promise<ScheduledPost[]> {
+    if (posts.length === 0) return [];
+    const values: unknown[] = [];
+    const tuples = posts.map((p, i) => {
+      values.push(p.id, p.workspaceId, p.contentId, p.characterId, p.platform, p.platformKey, p.scheduledAt);
+      const b = i * 7;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, 'pending', $${b + 7}, $${b + 7})`;
+    });
+    const rows: PostRow[] = await tx.query(
+      `INSERT INTO scheduled_posts (id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at)
+       VALUES ${tuples.join(', ')} RETURNING ${COLUMNS}`,
+      values,
+    );
+    return rows.map(toPost);
+  }
+
+  async find(tx: Tx, workspaceId: string, id: string, opts: { lock?: boolean } = {}): Promise<ScheduledPost | null> {
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE id = $1 AND workspace_id = $2${opts.lock ? ' FOR UPDATE' : ''}`,
+      [id, workspaceId],
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  /** The post a queue message names, whatever its workspace (the message carries only the id). */
+  async findForPublishing(tx: Tx, id: string): Promise<ScheduledPost | null> {
+    const rows: PostRow[] = await tx.query(`SELECT ${COLUMNS} FROM scheduled_posts WHERE id = $1`, [id]);
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  /** The pending (or in-flight) post of an item on a platform, locked. */
+  async findOpen(tx: Tx, workspaceId: string, contentId: string, platform: Platform): Promise<ScheduledPost | null> {
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE workspace_id = $1 AND content_id = $2 AND platform_key = $3
+         AND status IN ('pending', 'publishing') FOR UPDATE`,
+      [workspaceId, contentId, platform],
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  async page(tx: Tx, workspaceId: string, filter: PostFilter, page: PageRequest, order: 'upcoming' | 'newest'): Promise<Page<ScheduledPost>> {
+    const where = ['workspace_id = $1', 'status = ANY($2::text[])'];
+    const params: unknown[] = [workspaceId, filter.statuses];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filter.characterId) add('character_id = ?', filter.characterId);
+    if (filter.platforms) add('platform_key = ANY(?::text[])', filter.platforms);
+    if (filter.from) add('scheduled_at >= ?', filter.from);
+    if (filter.to) add('scheduled_at < ?', filter.to);
+    params.push(page.pageSize, offsetOf(page));
+    const orderBy = order === 'upcoming' ? 'scheduled_at ASC, id ASC' : 'updated_at DESC, id DESC';
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM scheduled_posts WHERE ${where.join(' AND ')}
+       ORDER BY ${orderBy} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    const total = rows[0]?.total !== undefined ? Number(rows[0].total) : page.page === 1 ? 0 : await this.count(tx, where, params.slice(0, -2));
+    return { items: rows.map(toPost), page: page.page, pageSize: page.pageSize, total };
+  }
+
+  private async count(tx: Tx, where: string[], params: unknown[]): Promise<number> {
+    const rows: Array<{ n: string }> = await tx.query(`SELECT count(*) AS n FROM scheduled_posts WHERE ${where.join(' AND ')}`, params);
+    return Number(rows[0].n);
+  }
+
+  /** Posts of a character that keep new slots at a distance: waiting, in flight or made, in a window. */
+  async plannedTimes(tx: Tx, workspaceId: string, characterId: string, from: Date, to: Date): Promise<Array<{ platform: Platform; at: Date }>> {
+    const rows: Array<{ platform_key: Platform; scheduled_at: Date }> = await tx.query(
+      `SELECT platform_key, scheduled_at FROM scheduled_posts WHERE workspace_id = $1 AND character_id = $2
+         AND status IN ('pending', 'publishing', 'published') AND scheduled_at >= $3 AND scheduled_at < $4`,
+      [workspaceId, characterId, from, to],
+    );
+    return rows.map((r) => ({ platform: r.platform_key, at: new Date(r.scheduled_at) }));
+  }
+
+  /** Items of a character that already have a post waiting or in flight. */
+  async scheduledContentIds(tx: Tx, workspaceId: string, characterId: string): Promise<string[]> {
+    const rows: Array<{ content_id: string }> = await tx.query(
+      `SELECT DISTINCT content_id FROM scheduled_posts WHERE workspace_id = $1 AND character_id = $2 AND status IN ('pending', 'publishing')`,
+      [workspaceId, characterId],
+    );
+    return rows.map((r) => r.content_id);
+  }
+
+  async reschedule(tx: Tx, workspaceId: string, id: string, at: Date): Promise<ScheduledPost | null> {
+    return this.updateOne(tx, `scheduled_at = $3, due_at = $3, next_attempt_at = NULL`, [id, workspaceId, at], `status = 'pending'`);
+  }
+
+  async cancel(tx: Tx, workspaceId: string, id: string): Promise<ScheduledPost | null> {
+    return this.updateOne(tx, `status = 'cancelled'`, [id, workspaceId], `status = 'pending'`);
+  }
+
+  /**
+   * Claims up to `limit` due posts for `claimId`: pending → publishing, one more attempt. Rows
+   * another claimer holds are skipped, so several dispatchers never take the same post.
+   */
+  async claimDue(tx: Tx, claimId: string, limit: number): Promise<ScheduledPost[]> {
+    const rows: PostRow[] = await tx.query(
+      `UPDATE scheduled_posts p SET status = 'publishing', attempts = p.attempts + 1, claim_id = $1, claimed_at = now(),
+         call_started_at = NULL, updated_at = now()
+       FROM (SELECT id FROM scheduled_posts WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
+       WHERE p.id = due.id RETURNING ${P_COLUMNS}`,
+      [claimId, limit],
+    );
+    return rows.map(toPost);
+  }
+
+  /** Claims one post of a workspace now, whatever its due time (publish-now). */
+  async claimNow(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<ScheduledPost | null> {
+    return this.updateOne(tx, `status = 'publishing', attempts = attempts + 1, claim_id = $3, claimed_at = now(), call_started_at = NULL`, [id, workspaceId, claimId], `status = 'pending'`);
+  }
+
+  /** Marks that the irreversible call is about to be sent; false when the claim is no longer ours. */
+  async markCallStarted(tx: Tx, id: string, claimId: string): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `UPDATE scheduled_posts SET call_started_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
+      [id, claimId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records how the attempt under `claimId` ended; null when the claim is no longer ours. */
+  async finishAttempt(tx: Tx, id: string, claimId: string, result: AttemptResult): Promise<ScheduledPost | null> {
+    const params: unknown[] = [id, claimId];
+    let set: string;
+    if (result.status === 'published') {
+      params.push(result.publishedAt, result.remotePostId, result.remoteUrl, JSON.stringify(result.mediaUrls));
+      set = `status = 'published', published_at = $3, remote_post_id = $4, remote_url = $5, media_urls = $6::jsonb, error_code = NULL, error_message = NULL`;
+    } else if (result.status === 'pending') {
+      params.push(result.nextAttemptAt, result.error.code, result.error.message);
+      set = `status = 'pending', due_at = $3, next_attempt_at = $3, call_started_at = NULL, error_code = $4, error_message = $5`;
+    } else {
+      params.push(result.error.code, result.error.message);
+      set = `status = 'failed', error_code = $3, error_message = $4`;
+    }
+    const rows: PostRow[] = await tx.query(
+      `UPDATE scheduled_posts SET ${set}, claim_id = NULL, updated_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' RETURNING ${COLUMNS}`,
+      params,
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  /** Posts in publishing whose claim is older than the lease: their worker is gone or stuck. */
+  async abandoned(tx: Tx, leaseSeconds: number, limit: number): Promise<ScheduledPost[]> {
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE status = 'publishing' AND claimed_at < now() - ($1 || ' seconds')::interval
+       ORDER BY claimed_at LIMIT $2`,
+      [String(leaseSeconds), limit],
+    );
+    return rows.map(toPost);
+  }
+
+  /** Takes over an abandoned claim; null when someone else did first. */
+  async reclaim(tx: Tx, id: string, oldClaimId: string | null, newClaimId: string): Promise<ScheduledPost | null> {
+    const rows: PostRow[] = await tx.query(
+      `UPDATE scheduled_posts SET claim_id = $3, claimed_at = now(), updated_at = now()
+       WHERE id = $1 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $2::text RETURNING ${COLUMNS}`,
+      [id, oldClaimId, newClaimId],
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  /** Remote ids already recorded for the workspace's posts on a platform since `since`. */
+  async remoteIdsSince(tx: Tx, workspaceId: string, platform: Platform, since: Date): Promise<Set<string>> {
+    const rows: Array<{ remote_post_id: string }> = await tx.query(
+      `SELECT remote_post_id FROM scheduled_posts WHERE workspace_id = $1 AND platform_key = $2 AND remote_post_id IS NOT NULL AND published_at >= $3`,
+      [workspaceId, platform, since],
+    );
+    return new Set(rows.map((r) => r.remote_post_id));
+  }
+
+  async between(tx: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ScheduledPost[]> {
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE workspace_id = $1 AND scheduled_at >= $2 AND scheduled_at < $3
+         AND ($4::text IS NULL OR character_id = $4) AND status <> 'cancelled' ORDER BY scheduled_at LIMIT 1000`,
+      [workspaceId, range.startsAt, range.endsBefore, range.characterId ?? null],
+    );
+    return rows.map(toPost);
+  }
+
+  private async updateOne(tx: Tx, set: string, params: unknown[], condition: string): Promise<ScheduledPost | null> {
+    const rows: PostRow[] = await tx.query(
+      `UPDATE scheduled_posts SET ${set}, updated_at = now() WHERE id = $1 AND workspace_id = $2 AND ${condition} RETURNING ${COLUMNS}`,
+      params,
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+}

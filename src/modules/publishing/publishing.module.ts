@@ -1,0 +1,51 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/index.js';
+import { createQueueTransport } from '../../platform/queue/index.js';
+import { CharactersModule } from '../characters/index.js';
+import { ContentFacade, ContentModule } from '../content/index.js';
+import { ContentScheduleController } from './api/content-schedule.controller.js';
+import { IntegrationsController } from './api/integrations.controller.js';
+import { ScheduleController } from './api/schedule.controller.js';
+import { ConnectionsService } from './application/connections.service.js';
+import { Dispatcher, PUBLISH_QUEUE } from './application/dispatcher.js';
+import { PlatformClients } from './application/platform-clients.js';
+import { PostEvents, toScheduledPostBody } from './application/post-events.js';
+import { PublishNowService } from './application/publish-now.service.js';
+import { Publisher } from './application/publisher.js';
+import { ScheduleService } from './application/schedule.service.js';
+import { TokenKeeper } from './application/token-keeper.js';
+import { ConnectionsRepository } from './infrastructure/connections.repository.js';
+import { OAuthStatesRepository } from './infrastructure/oauth-states.repository.js';
+import { ScheduledPostsRepository } from './infrastructure/scheduled-posts.repository.js';
+import { TokenCipher } from './infrastructure/token-cipher.js';
+
+/**
+ * Publishing: platform connections (OAuth 2, tokens sealed at rest), the schedule, and the
+ * dispatcher that publishes due posts exactly once. Plugs its posts into the content calendar.
+ * A character's posts go with it (foreign keys), like its content.
+ */
+@Module({
+  imports: [CharactersModule, ContentModule],
+  controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
+  providers: [
+    TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository,
+    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher,
+    { provide: PUBLISH_QUEUE, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config, 'publish', config.publishing.concurrency) },
+  ],
+})
+export class PublishingModule implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly content: ContentFacade,
+    private readonly posts: ScheduledPostsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.content.provideCalendarPosts(async (workspaceId, range) => {
+      const posts = await this.posts.between(this.ds.manager, workspaceId, range);
+      return posts.map((p) => ({ scheduledAt: p.scheduledAt, body: toScheduledPostBody(p) }));
+    });
+  }
+}

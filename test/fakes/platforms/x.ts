@@ -1,0 +1,195 @@
+import type { ServerResponse } from 'node:http';
+import { FakePlatform, json, type FakePlatformOptions, type FakeRequest, type IssuedToken } from './fake-platform.js';
+
+/**
+ * A fake X API v2 on one server: OAuth 2.0 with mandatory PKCE and a confidential client (Basic
+ * auth at the token and revoke endpoints), `GET /2/users/me`, the one-shot image upload
+ * `POST /2/media/upload` (multipart, parsed for real), `POST /2/tweets` (the irreversible call)
+ * and the user timeline used for reconciliation. Errors come in X's problem shape.
+ */
+
+/** Suffixes of `fake.url` for the service's X_* settings. */
+export const X_PATHS = { apiUrl: '', authorizeUrl: '/i/oauth2/authorize', tokenUrl: '/2/oauth2/token', uploadUrl: '' } as const;
+
+export interface XUpload {
+  id: string;
+  mediaKey: string;
+  accountId: string;
+  bytes: Buffer;
+  contentType: string;
+  filename: string;
+  category: string;
+}
+
+/** The X fake: a FakePlatform that also keeps the uploaded media. */
+export class XFake extends FakePlatform {
+  readonly uploads = new Map<string, XUpload>();
+  private tweetSeq = 1_790_000_000_000_000_000n;
+
+  nextTweetId(): string {
+    this.tweetSeq += 1n;
+    return this.tweetSeq.toString();
+  }
+
+  mediaUrl(mediaId: string): string {
+    return `${this.url}/media/${mediaId}.jpg`;
+  }
+}
+
+export async function startXFake(options: Partial<FakePlatformOptions> = {}): Promise<XFake> {
+  const fake = new XFake({ clientId: 'x-client', clientSecret: 'x-secret', accountId: '1460000000000000001', accountName: 'luna_grows', ...options });
+  mountOAuth(fake);
+  fake.route('GET', '/2/users/me', (req, res) => json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName ?? 'luna_grows' } }));
+  fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare' });
+  fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish' });
+  fake.route('GET', '/2/users/:id/tweets', (req, res) => timeline(fake, req, res));
+  return fake.listen();
+}
+
+function problem(res: ServerResponse, status: number, title: string, detail: string): void {
+  json(res, status, { title, detail, type: status === 400 ? 'https://api.x.com/2/problems/invalid-request' : 'about:blank', status });
+}
+
+function tokenAnswer(token: IssuedToken): Record<string, unknown> {
+  return { token_type: 'bearer', expires_in: 7200, access_token: token.accessToken, scope: token.scopes.join(' '), refresh_token: token.refreshToken };
+}
+
+function mountOAuth(fake: XFake): void {
+  fake.route('GET', X_PATHS.authorizeUrl, (req, res) => {
+    const q = req.query;
+    const redirectUri = q.get('redirect_uri');
+    // X refuses an authorization request without PKCE (S256 or plain; we only accept S256).
+    if (q.get('client_id') !== fake.options.clientId || !redirectUri || q.get('response_type') !== 'code' || !q.get('code_challenge') || q.get('code_challenge_method') !== 'S256') {
+      return json(res, 400, { error: 'invalid_request', error_description: 'Missing or invalid authorization parameters.' });
+    }
+    const code = fake.issueCode(redirectUri, q.get('code_challenge')!, (q.get('scope') ?? '').split(' ').filter(Boolean));
+    const target = new URL(redirectUri);
+    target.searchParams.set('state', q.get('state') ?? '');
+    target.searchParams.set('code', code);
+    res.writeHead(302, { Location: target.toString() });
+    res.end();
+  }, { auth: false, tag: 'oauth' });
+  fake.route('POST', X_PATHS.tokenUrl, (req, res) => token(fake, req, res), { auth: false, tag: 'oauth' });
+  fake.route('POST', '/2/oauth2/revoke', (req, res) => {
+    const form = req.form();
+    if (!fake.clientAuthenticated(req, form)) return json(res, 401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
+    const value = form.get('token') ?? '';
+    fake.revoked.push(value);
+    fake.tokens.delete(value);
+    fake.refreshTokens.delete(value);
+    json(res, 200, { revoked: true });
+  }, { auth: false, tag: 'oauth' });
+}
+
+function token(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const form = req.form();
+  // A confidential client must authenticate with Basic auth.
+  if (!req.headers.authorization?.startsWith('Basic ') || !fake.clientAuthenticated(req, form)) {
+    return json(res, 401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
+  }
+  const grantType = form.get('grant_type');
+  let issued: IssuedToken | { error: string };
+  if (grantType === 'authorization_code') {
+    if (!form.get('code_verifier')) return json(res, 400, { error: 'invalid_request', error_description: 'Missing required parameter [code_verifier].' });
+    issued = fake.redeemCode(form.get('code'), form.get('redirect_uri'), form.get('code_verifier'));
+  } else if (grantType === 'refresh_token') {
+    issued = fake.redeemRefresh(form.get('refresh_token'));
+  } else {
+    return json(res, 400, { error: 'invalid_request', error_description: 'Value passed for the grant type was invalid.' });
+  }
+  if ('error' in issued) return json(res, 400, { error: 'invalid_request', error_description: 'Value passed for the token was invalid.' });
+  json(res, 200, tokenAnswer(issued));
+}
+
+export interface MultipartPart {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Buffer;
+}
+
+/** Parses a multipart/form-data body (RFC 7578) the way a server would. */
+export function parseMultipart(body: Buffer, contentType: string | undefined): MultipartPart[] | null {
+  const boundary = /^multipart\/form-data;\s*boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  if (!boundary) return null;
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: MultipartPart[] = [];
+  let start = body.indexOf(delimiter);
+  while (start >= 0) {
+    const after = start + delimiter.length;
+    if (body.subarray(after, after + 2).toString() === '--') return parts;
+    const headerEnd = body.indexOf('\r\n\r\n', after);
+    const next = body.indexOf(delimiter, headerEnd);
+    if (headerEnd < 0 || next < 0) return null;
+    const headers = body.subarray(after + 2, headerEnd).toString();
+    const disposition = /content-disposition:\s*form-data;\s*name="([^"]*)"(?:;\s*filename="([^"]*)")?/i.exec(headers);
+    if (!disposition) return null;
+    const type = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim();
+    parts.push({ name: disposition[1], filename: disposition[2], contentType: type, data: body.subarray(headerEnd + 4, next - 2) });
+    start = next;
+  }
+  return null;
+}
+
+function upload(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const parts = parseMultipart(req.body, req.headers['content-type']);
+  if (!parts) return problem(res, 400, 'Invalid Request', 'The request body is not valid multipart/form-data.');
+  const media = parts.find((p) => p.name === 'media');
+  const category = parts.find((p) => p.name === 'media_category')?.data.toString();
+  if (!media || media.data.length === 0) return problem(res, 400, 'Invalid Request', 'The `media` field is missing.');
+  if (!category) return problem(res, 400, 'Invalid Request', 'The `media_category` field is missing.');
+  if (!/^image\/(jpeg|png|webp|gif)$/.test(media.contentType ?? '')) return problem(res, 400, 'Invalid Request', 'Unsupported media type.');
+  const id = fake.nextTweetId();
+  const stored: XUpload = { id, mediaKey: `3_${id}`, accountId: req.account!, bytes: Buffer.from(media.data), contentType: media.contentType!, filename: media.filename ?? '', category };
+  fake.uploads.set(id, stored);
+  json(res, 200, { data: { id, media_key: stored.mediaKey, size: stored.bytes.length, expires_after_secs: 86400, image: { image_type: stored.contentType, w: 1080, h: 1350 } } });
+}
+
+/** How X shows a tweet's text: HTML-escaped, with a t.co link to the attached photos appended. */
+function servedText(text: string, id: string, hasMedia: boolean): string {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return hasMedia ? `${escaped} https://t.co/${id.slice(-10)}`.trim() : escaped;
+}
+
+function tweet(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const body = req.json<{ text?: string; media?: { media_ids?: string[] } }>();
+  const text = body.text ?? '';
+  const ids = body.media?.media_ids ?? [];
+  if (!text && ids.length === 0) return problem(res, 400, 'Invalid Request', 'One of text or media is required.');
+  if (Array.from(text).length > 280) return problem(res, 400, 'Invalid Request', 'The text of your post is too long.');
+  if (ids.length > 4) return problem(res, 400, 'Invalid Request', 'At most 4 media can be attached.');
+  const unknown = ids.find((id) => fake.uploads.get(id)?.accountId !== req.account);
+  if (unknown) return problem(res, 400, 'Invalid Request', `Your media IDs are invalid: ${unknown}.`);
+  if (fake.posts.some((p) => p.accountId === req.account && p.text === text)) {
+    return problem(res, 403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+  }
+  const id = fake.nextTweetId();
+  fake.recordPost({ id, accountId: req.account!, text, mediaUrls: ids.map((m) => fake.mediaUrl(m)), extra: { mediaIds: ids } });
+  fake.respond(res, 201, { data: { id, text: servedText(text, id, ids.length > 0), edit_history_tweet_ids: [id] } });
+}
+
+function timeline(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const q = req.query;
+  const max = Number(q.get('max_results') ?? 10);
+  if (!Number.isInteger(max) || max < 5 || max > 100) return problem(res, 400, 'Invalid Request', 'The `max_results` query parameter value is not between 5 and 100.');
+  const since = q.get('start_time') ? Date.parse(q.get('start_time')!) : 0;
+  if (Number.isNaN(since)) return problem(res, 400, 'Invalid Request', 'The `start_time` query parameter value is invalid.');
+  const fields = (q.get('tweet.fields') ?? '').split(',');
+  const expandMedia = (q.get('expansions') ?? '').split(',').includes('attachments.media_keys');
+  const posts = fake.posts.filter((p) => p.accountId === req.params.id && p.createdAt.getTime() >= since).reverse().slice(0, max);
+  if (posts.length === 0) return json(res, 200, { meta: { result_count: 0 } });
+  const data = posts.map((p) => {
+    const ids = (p.extra.mediaIds as string[] | undefined) ?? [];
+    return {
+      id: p.id,
+      text: servedText(p.text, p.id, ids.length > 0),
+      edit_history_tweet_ids: [p.id],
+      ...(fields.includes('created_at') ? { created_at: p.createdAt.toISOString() } : {}),
+      ...((fields.includes('attachments') || expandMedia) && ids.length ? { attachments: { media_keys: ids.map((m) => `3_${m}`) } } : {}),
+    };
+  });
+  const withUrl = (q.get('media.fields') ?? '').split(',').includes('url');
+  const media = posts.flatMap((p) => ((p.extra.mediaIds as string[] | undefined) ?? []).map((m) => ({ media_key: `3_${m}`, type: 'photo', ...(withUrl ? { url: fake.mediaUrl(m) } : {}) })));
+  const includes = expandMedia && media.length ? { includes: { media } } : {};
+  json(res, 200, { data, ...includes, meta: { result_count: data.length, newest_id: data[0].id, oldest_id: data[data.length - 1].id } });
+}
