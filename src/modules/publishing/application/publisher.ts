@@ -6,7 +6,7 @@ import { inTransaction } from '../../../platform/database/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { ContentFacade } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
-import { decideAfterFailure, type AttemptFailure, type FailureDecision } from '../domain/publish-outcome.js';
+import { decideAfterFailure, type AttemptFailure } from '../domain/publish-outcome.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
 import { ScheduledPostsRepository, type AttemptResult } from '../infrastructure/scheduled-posts.repository.js';
 import { PlatformClients } from './platform-clients.js';
@@ -23,6 +23,7 @@ interface Prepared {
 type Failure = AttemptFailure & { message: string };
 
 const UNCONFIRMED = 'The platform did not confirm the post and cannot be asked whether it was made; it was not sent again.';
+const NOT_FOUND = 'The platform did not confirm the post and does not show it yet; it was not sent again, to never post twice. Check the account and schedule it again if it is missing.';
 
 /**
  * One publish attempt of a claimed post (status `publishing`, `claim_id` set): prepare, mark the
@@ -51,7 +52,7 @@ export class Publisher {
     try {
       prepared = await this.prepare(post);
     } catch (err) {
-      return this.decide(post, claimId, failureOf(err), (f) => decideAfterFailure(f, post.attempts, new Date()));
+      return this.decide(post, claimId, failureOf(err));
     }
     const since = new Date();
     if (!(await this.posts.markCallStarted(this.ds.manager, post.id, claimId))) return this.current(post);
@@ -61,7 +62,7 @@ export class Publisher {
       // Whatever broke after the mark (even a bug) may have come after the platform made the post.
       const failure = failureOf(err, 'unknown');
       if (failure.point === 'unknown') return this.reconcile(post, claimId, prepared, since);
-      return this.decide(post, claimId, failure, (f) => decideAfterFailure(f, post.attempts, new Date()));
+      return this.decide(post, claimId, failure);
     }
   }
 
@@ -109,15 +110,17 @@ export class Publisher {
       const found = await client.reconcile({ ...request, since, knownRemoteIds });
       this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null });
       if (found) return this.finish(post, claimId, published(found));
-      return this.decide(post, claimId, { code: 'network_error', point: 'before', message: 'The platform shows no such post; it will be sent again.' }, (f) => decideAfterFailure(f, post.attempts, new Date()));
+      // Platforms show new posts with a delay: "not there yet" is not proof enough to send again.
+      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: NOT_FOUND } });
     } catch (err) {
       this.logger.warn({ msg: 'reconciliation failed', post_id: post.id, err: String(err) });
       return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
     }
   }
 
-  private decide(post: ScheduledPost, claimId: string, failure: Failure, decide: (f: Failure) => FailureDecision): Promise<ScheduledPost> {
-    const decision = decide(failure);
+  /** A failure with nothing made public: retry later when it may pass, else fail (contract §8). */
+  private decide(post: ScheduledPost, claimId: string, failure: Failure): Promise<ScheduledPost> {
+    const decision = decideAfterFailure(failure, post.attempts, new Date());
     const error = { code: failure.code, message: failure.message };
     this.logger.warn({ msg: 'publish attempt failed', post_id: post.id, platform: post.platformKey, code: failure.code, attempt: post.attempts, decision: decision.action });
     if (decision.action === 'retry') return this.finish(post, claimId, { status: 'pending', nextAttemptAt: decision.at, error });

@@ -5,7 +5,7 @@
 export function isInAppPath(value: string): boolean {
   if (value.length === 0 || value.length > 512) return false;
   if (!value.startsWith('/') || value.startsWith('//')) return false;
-  if (/[\\\u0000-\u001f\u007f]/.test(value)) return false;
+  if (value.includes('\\') || [...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return false;
   // A scheme-like prefix cannot appear after the slash either ("/https://x" is fine, "/\t//x" is not).
   try {
     const resolved = new URL(value, 'https://app.invalid');

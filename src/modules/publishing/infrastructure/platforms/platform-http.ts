@@ -33,7 +33,7 @@ export class PlatformHttp {
     private readonly options: Pick<PlatformClientOptions, 'timeoutMs'>,
   ) {}
 
-  async call<T = any>(url: string, call: PlatformCall): Promise<PlatformReply<T>> {
+  async call<T = unknown>(url: string, call: PlatformCall): Promise<PlatformReply<T>> {
     const { json, form, bearer, irreversible, what, retries, ...transport } = call;
     const headers: Record<string, string> = { Accept: 'application/json', ...call.headers };
     let body = call.body;
@@ -54,7 +54,7 @@ export class PlatformHttp {
         body,
       });
       const text = res.body.toString('utf8');
-      return { status: res.status, headers: res.headers, data: (text ? parseJson(text, this.label, what) : {}) as T };
+      return { status: res.status, headers: res.headers, data: (text ? parseJson(text, this.label, what, irreversible ? 'unknown' : 'before') : {}) as T };
     } catch (err) {
       throw this.failure(err, what, irreversible ? 'unknown' : 'before');
     }
@@ -87,11 +87,12 @@ export function formBody(form: Record<string, string | undefined>): string {
   return params.toString();
 }
 
-function parseJson(text: string, label: string, what: string): unknown {
+/** An unreadable success of the irreversible call may still have made the post: `point` says so. */
+function parseJson(text: string, label: string, what: string, point: FailurePoint): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new PublishFailure('unknown_error', `${label} answered ${what} with something that is not JSON.`);
+    throw new PublishFailure('unknown_error', `${label} answered ${what} with something that is not JSON.`, point);
   }
 }
 

@@ -57,6 +57,7 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
 function query(over: Partial<ReconcileQuery> = {}): ReconcileQuery {
   return {
     accessToken: token,
+    contentType: 'short',
     account: { id: CHANNEL, name: 'Luna Gardens' },
     text: 'Tomatoes at golden hour #garden',
     title: 'Tomatoes at golden hour',
