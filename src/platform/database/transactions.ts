@@ -14,3 +14,12 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (code !== '23505') return false;
   return constraint === undefined || (e.driverError?.constraint ?? e.constraint) === constraint;
 }
+
+/**
+ * Runs an UPDATE or DELETE with RETURNING and answers the returned rows. The postgres driver
+ * answers those statements with `[rows, rowCount]`, unlike SELECT and INSERT.
+ */
+export async function changedRows<T>(tx: Tx, sql: string, params: unknown[] = []): Promise<T[]> {
+  const answer: [T[], number] = await tx.query(sql, params);
+  return answer[0];
+}

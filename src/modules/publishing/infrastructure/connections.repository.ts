@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Platform } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { changedRows, type Tx } from '../../../platform/database/index.js';
 import type { Connection, ConnectionMode, ConnectionStatus } from '../domain/connection.js';
 import { TokenCipher } from './token-cipher.js';
 
@@ -87,8 +87,7 @@ export class ConnectionsRepository {
 
   /** Takes the right to refresh for `leaseMs`; false when another process holds it. */
   async takeRefreshLease(tx: Tx, id: string, leaseMs: number): Promise<boolean> {
-    const rows: unknown[] = await tx.query(
-      `UPDATE platform_connections SET refresh_lease_until = now() + ($2 || ' milliseconds')::interval
+    const rows = await changedRows<unknown>(tx, `UPDATE platform_connections SET refresh_lease_until = now() + ($2 || ' milliseconds')::interval
        WHERE id = $1 AND (refresh_lease_until IS NULL OR refresh_lease_until < now()) RETURNING id`,
       [id, String(leaseMs)],
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Platform } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { changedRows, type Tx } from '../../../platform/database/index.js';
 import { TokenCipher } from './token-cipher.js';
 
 export interface OAuthState {
@@ -37,8 +37,7 @@ export class OAuthStatesRepository {
 
   /** Marks the state used and answers it; null when unknown, expired or already used. */
   async consume(tx: Tx, id: string): Promise<OAuthState | null> {
-    const rows: StateRow[] = await tx.query(
-      `UPDATE oauth_states SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()
+    const rows = await changedRows<StateRow>(tx, `UPDATE oauth_states SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()
        RETURNING id, workspace_id, user_id, platform, redirect_path, code_verifier_enc`,
       [id],
     );
@@ -56,7 +55,7 @@ export class OAuthStatesRepository {
 
   /** States a day past their expiry are of no use to anyone. */
   async purgeExpired(tx: Tx): Promise<number> {
-    const rows: unknown[] = await tx.query(`DELETE FROM oauth_states WHERE expires_at < now() - interval '1 day' RETURNING id`);
+    const rows = await changedRows<unknown>(tx, `DELETE FROM oauth_states WHERE expires_at < now() - interval '1 day' RETURNING id`);
     return rows.length;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { offsetOf, type Page, type PageRequest, type Platform } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { changedRows, type Tx } from '../../../platform/database/index.js';
 import type { PostStatus, ScheduledPost } from '../domain/scheduled-post.js';
 
 interface PostRow {
@@ -188,8 +188,7 @@ export class ScheduledPostsRepository {
    * another claimer holds are skipped, so several dispatchers never take the same post.
    */
   async claimDue(tx: Tx, claimId: string, limit: number): Promise<ScheduledPost[]> {
-    const rows: PostRow[] = await tx.query(
-      `UPDATE scheduled_posts p SET status = 'publishing', attempts = p.attempts + 1, claim_id = $1, claimed_at = now(),
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts p SET status = 'publishing', attempts = p.attempts + 1, claim_id = $1, claimed_at = now(),
          call_started_at = NULL, updated_at = now()
        FROM (SELECT id FROM scheduled_posts WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
        WHERE p.id = due.id RETURNING ${P_COLUMNS}`,
@@ -205,8 +204,7 @@ export class ScheduledPostsRepository {
 
   /** Marks that the irreversible call is about to be sent; false when the claim is no longer ours. */
   async markCallStarted(tx: Tx, id: string, claimId: string): Promise<boolean> {
-    const rows: unknown[] = await tx.query(
-      `UPDATE scheduled_posts SET call_started_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
+    const rows = await changedRows<unknown>(tx, `UPDATE scheduled_posts SET call_started_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
       [id, claimId],
     );
     return rows.length > 0;
@@ -226,8 +224,7 @@ export class ScheduledPostsRepository {
       params.push(result.error.code, result.error.message);
       set = `status = 'failed', error_code = $3, error_message = $4`;
     }
-    const rows: PostRow[] = await tx.query(
-      `UPDATE scheduled_posts SET ${set}, claim_id = NULL, updated_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' RETURNING ${COLUMNS}`,
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET ${set}, claim_id = NULL, updated_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' RETURNING ${COLUMNS}`,
       params,
     );
     return rows[0] ? toPost(rows[0]) : null;
@@ -245,8 +242,7 @@ export class ScheduledPostsRepository {
 
   /** Takes over an abandoned claim; null when someone else did first. */
   async reclaim(tx: Tx, id: string, oldClaimId: string | null, newClaimId: string): Promise<ScheduledPost | null> {
-    const rows: PostRow[] = await tx.query(
-      `UPDATE scheduled_posts SET claim_id = $3, claimed_at = now(), updated_at = now()
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET claim_id = $3, claimed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $2::text RETURNING ${COLUMNS}`,
       [id, oldClaimId, newClaimId],
     );
@@ -272,8 +268,7 @@ export class ScheduledPostsRepository {
   }
 
   private async updateOne(tx: Tx, set: string, params: unknown[], condition: string): Promise<ScheduledPost | null> {
-    const rows: PostRow[] = await tx.query(
-      `UPDATE scheduled_posts SET ${set}, updated_at = now() WHERE id = $1 AND workspace_id = $2 AND ${condition} RETURNING ${COLUMNS}`,
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET ${set}, updated_at = now() WHERE id = $1 AND workspace_id = $2 AND ${condition} RETURNING ${COLUMNS}`,
       params,
     );
     return rows[0] ? toPost(rows[0]) : null;
