@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { onCleanup } from './cleanup.js';
 
@@ -85,11 +86,21 @@ function launch(script: string, env: Record<string, string>, ready: RegExp, time
   });
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
 /** Starts the API (dist/src/main.js) on a free loopback port; the caller's env wins over the defaults. */
 export async function startApi(env: Record<string, string>): Promise<BenchApi> {
+  const free = await freePort();
   const { proc, match } = await launch(
     'main.js',
-    { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' },
+    // PUBLIC_URL on the real port: the addresses the service hands out (OAuth callbacks) must reach it.
+    { NODE_ENV: 'production', LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${free}`, ...env, PORT: String(free), HOST: '127.0.0.1' },
     /"msg":"api listening","port":(\d+)/,
     60_000,
   );

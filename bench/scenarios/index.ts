@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { content } from './content.js';
 import { foundation } from './foundation.js';
 import { marketplace } from './marketplace.js';
+import { publishing } from './publishing.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing];

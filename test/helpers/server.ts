@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -115,9 +116,23 @@ function launch(script: string, env: Record<string, string>, readyLine: RegExp, 
   });
 }
 
-/** Starts the API (dist/src/main.js) on a free port against `backing`. */
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+/**
+ * Starts the API (dist/src/main.js) on a free port against `backing`, with PUBLIC_URL on that
+ * port: the addresses the service hands out (OAuth callbacks, media) must reach it.
+ */
 export async function startServer(backing: Backing, extraEnv: Record<string, string> = {}): Promise<TestServer> {
-  const { proc, match } = await launch('main.js', { ...backing.env, PORT: '0', HOST: '127.0.0.1', ...extraEnv }, /"msg":"api listening","port":(\d+)/);
+  const free = await freePort();
+  const env = { ...backing.env, PORT: String(free), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${free}`, ...extraEnv };
+  const { proc, match } = await launch('main.js', env, /"msg":"api listening","port":(\d+)/);
   const port = Number(match[1]);
   return { ...proc, port, url: `http://127.0.0.1:${port}/api/v1`, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws` };
 }

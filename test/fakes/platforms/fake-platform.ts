@@ -102,7 +102,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 function compile(path: string): { pattern: RegExp; keys: string[] } {
   const keys: string[] = [];
-  const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, (_m, key: string) => {
+  // A trailing slash is optional, as platforms treat it (and as our configuration trims it).
+  const source = path.replace(/\/+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, (_m, key: string) => {
     keys.push(key);
     return '([^/]+)';
   });
