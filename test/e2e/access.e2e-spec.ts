@@ -22,7 +22,7 @@ const OPEN_ROUTES: RegExp[] = [
   /^GET \/health(\/ready)?$/,
   /^POST \/auth\/(register|login|refresh)$/,
   /^GET \/media\//,
-  /^GET \/integrations\/\{platform\}\/callback$/,
+  /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
 ];
 
 /** Which id prefix a path parameter takes, by its name or by the collection before it. */

@@ -6,6 +6,7 @@ import type { ProcessRole } from '../../../app.module.js';
 import { AppConfig } from '../../../config/index.js';
 import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
 import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
 import { PostEvents } from './post-events.js';
 import { Publisher } from './publisher.js';
@@ -35,6 +36,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
     private readonly posts: ScheduledPostsRepository,
+    private readonly states: OAuthStatesRepository,
     private readonly publisher: Publisher,
     private readonly events: PostEvents,
     @Inject(PUBLISH_QUEUE) private readonly queue: JobTransport,
@@ -72,11 +74,12 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     await this.publisher.attempt(post);
   }
 
-  /** Takes over posts whose claim outlived the lease. */
+  /** Takes over posts whose claim outlived the lease; forgets OAuth states long expired. */
   async sweep(): Promise<number> {
     try {
       const abandoned = await this.posts.abandoned(this.ds.manager, this.config.publishing.leaseSeconds, SWEEP_BATCH);
       for (const post of abandoned) await this.takeOver(post);
+      await this.states.purgeExpired(this.ds.manager);
       return abandoned.length;
     } catch (err) {
       this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
