@@ -62,8 +62,9 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   /** Claims and queues one batch of due posts; answers how many. */
   async dispatchOnce(): Promise<number> {
     const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), this.config.publishing.dispatchBatch);
-    for (const post of claimed) await this.queue.add(post.id);
+    // Events first: a fast consumer's `published` must not overtake this `publishing`.
     await this.events.changed(...claimed);
+    for (const post of claimed) await this.queue.add(post.id);
     return claimed.length;
   }
 

@@ -45,11 +45,16 @@ export class PublishNowService {
   async publishContent(workspaceId: string, contentId: string, platformName: string): Promise<PublishOutcome> {
     if (!isPlatformName(platformName)) throw new AppError('validation_failed', `Unknown platform "${platformName}".`, [{ field: 'platform', message: 'unknown platform' }]);
     const platform = canonicalPlatform(platformName);
-    const postId = await inTransaction(this.ds, async (tx) => {
+    // Everything that can refuse is checked before anything is written: a 4xx leaves the schedule as it was.
+    await inTransaction(this.ds, async (tx) => {
       const item = await this.schedule.publishable(tx, workspaceId, contentId);
       if (!canPublish(platform, item.contentType)) {
         throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field: 'platform', message: `${platformName} does not take ${item.contentType} content` }]);
       }
+    });
+    await this.connections.connected(workspaceId, platform);
+    const postId = await inTransaction(this.ds, async (tx) => {
+      const item = await this.schedule.publishable(tx, workspaceId, contentId);
       const open = await this.posts.findOpen(tx, workspaceId, contentId, platform);
       if (open?.status === 'publishing') throw AppError.invalidTransition('publishing', 'publish');
       if (open) return (await this.posts.reschedule(tx, workspaceId, open.id, new Date()))!.id;
@@ -59,7 +64,6 @@ export class PublishNowService {
       if (isUniqueViolation(err, 'scheduled_posts_one_pending')) throw AppError.invalidTransition('publishing', 'publish');
       throw err;
     });
-    await this.connections.connected(workspaceId, platform);
     return this.run(workspaceId, postId);
   }
 

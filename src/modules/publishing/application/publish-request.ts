@@ -16,7 +16,9 @@ export function postText(item: Pick<ContentItem, 'caption' | 'cta' | 'hashtags'>
 export function postTitle(item: Pick<ContentItem, 'caption' | 'imagePrompt'>): string {
   const first = (item.caption ?? item.imagePrompt).split('\n')[0].trim() || item.imagePrompt;
   if (first.length <= TITLE_MAX) return first;
-  const cut = first.slice(0, TITLE_MAX - 1);
+  let cut = first.slice(0, TITLE_MAX - 1);
+  // Never end on half of a surrogate pair (an emoji cut in two).
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : cut.length)}…`;
 }
 

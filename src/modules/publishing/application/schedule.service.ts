@@ -10,6 +10,7 @@ import { canPublish } from '../domain/compatibility.js';
 import { postingTimezone } from '../domain/posting-timezone.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
+import { localParts, zonedInstant } from '../domain/zoned-time.js';
 import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
 import { PostEvents } from './post-events.js';
 
@@ -54,7 +55,9 @@ export class ScheduleService {
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
       const notBefore = new Date(Math.max(input.startDate.getTime(), Date.now()));
       const windowEnd = new Date(notBefore.getTime() + (input.days + 1) * DAY_MS);
-      const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(notBefore.getTime() - MIN_GAP_MS), windowEnd);
+      // From the start of the first local day: its earlier posts count towards the daily caps.
+      const dayStart = zonedInstant(localParts(notBefore, timezone), 0, timezone);
+      const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
       const targets = items.map((item) => targetOf(item, requested));
       const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone });
       const byId = new Map(items.map((i) => [i.id, i]));

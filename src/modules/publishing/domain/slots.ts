@@ -36,48 +36,79 @@ export interface SlotPlan {
   timezone: string;
 }
 
+/** What one platform already holds: instants in order (for the gap) and posts per local day (for the cap). */
+class PlatformCalendar {
+  private readonly times: number[] = [];
+  private readonly perDay = new Map<string, number>();
+
+  constructor(private readonly timezone: string) {}
+
+  take(at: number): void {
+    this.times.splice(this.indexOf(at), 0, at);
+    const key = dateKey(localParts(new Date(at), this.timezone));
+    this.perDay.set(key, (this.perDay.get(key) ?? 0) + 1);
+  }
+
+  postsOn(day: LocalDate): number {
+    return this.perDay.get(dateKey(day)) ?? 0;
+  }
+
+  /** Whether `at` keeps MIN_GAP_MS from both neighbours. */
+  isFree(at: number): boolean {
+    const i = this.indexOf(at);
+    const prev = this.times[i - 1];
+    const next = this.times[i];
+    return (prev === undefined || at - prev >= MIN_GAP_MS) && (next === undefined || next - at >= MIN_GAP_MS);
+  }
+
+  /** The first index whose time is >= at (binary search). */
+  private indexOf(at: number): number {
+    let lo = 0;
+    let hi = this.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.times[mid] < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 /**
  * Gives each item the earliest good slot on each of its platforms, in order, within `days` local
  * days from `notBefore`. Items that do not fit get no slot.
  */
 export function allocateSlots(plan: SlotPlan): Slot[] {
-  const taken = new Map<Platform, number[]>();
-  for (const e of plan.existing) takenOf(taken, e.platform).push(e.at.getTime());
+  const calendars = new Map<Platform, PlatformCalendar>();
+  const calendarOf = (platform: Platform): PlatformCalendar => {
+    let c = calendars.get(platform);
+    if (!c) calendars.set(platform, (c = new PlatformCalendar(plan.timezone)));
+    return c;
+  };
+  for (const e of plan.existing) calendarOf(e.platform).take(e.at.getTime());
   const firstDay = localParts(plan.notBefore, plan.timezone);
   const slots: Slot[] = [];
   for (const target of plan.targets) {
     for (const { name, platform } of target.platforms) {
-      const at = firstFreeSlot(platform, takenOf(taken, platform), firstDay, plan);
+      const calendar = calendarOf(platform);
+      const at = firstFreeSlot(platform, calendar, firstDay, plan);
       if (!at) continue;
-      takenOf(taken, platform).push(at.getTime());
+      calendar.take(at.getTime());
       slots.push({ contentId: target.contentId, platform: name, platformKey: platform, at });
     }
   }
   return slots;
 }
 
-function takenOf(taken: Map<Platform, number[]>, platform: Platform): number[] {
-  let list = taken.get(platform);
-  if (!list) taken.set(platform, (list = []));
-  return list;
-}
-
-function firstFreeSlot(platform: Platform, taken: number[], firstDay: LocalDate, plan: SlotPlan): Date | null {
+function firstFreeSlot(platform: Platform, calendar: PlatformCalendar, firstDay: LocalDate, plan: SlotPlan): Date | null {
+  const cap = DAILY_CAP[platform] ?? Infinity;
   for (let d = 0; d < plan.days; d++) {
     const day = addDays(firstDay, d);
-    if (dayIsFull(platform, taken, day, plan.timezone)) continue;
+    if (calendar.postsOn(day) >= cap) continue;
     for (const minutes of SLOT_MINUTES) {
       const at = zonedInstant(day, minutes + STAGGER_MINUTES[platform], plan.timezone);
-      if (at < plan.notBefore) continue;
-      if (taken.every((t) => Math.abs(t - at.getTime()) >= MIN_GAP_MS)) return at;
+      if (at >= plan.notBefore && calendar.isFree(at.getTime())) return at;
     }
   }
   return null;
-}
-
-function dayIsFull(platform: Platform, taken: number[], day: LocalDate, timezone: string): boolean {
-  const cap = DAILY_CAP[platform];
-  if (cap === undefined) return false;
-  const key = dateKey(day);
-  return taken.filter((t) => dateKey(localParts(new Date(t), timezone)) === key).length >= cap;
 }

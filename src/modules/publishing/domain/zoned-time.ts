@@ -46,10 +46,14 @@ function offsetMinutes(at: Date, timeZone: string): number {
  * same wall time after the change; an ambiguous one to its first occurrence.
  */
 export function zonedInstant(date: LocalDate, minutesOfDay: number, timeZone: string): Date {
-  const guess = Date.UTC(date.year, date.month - 1, date.day, 0, minutesOfDay);
-  const first = guess - offsetMinutes(new Date(guess), timeZone) * 60_000;
-  const second = guess - offsetMinutes(new Date(first), timeZone) * 60_000;
-  return new Date(Math.min(first, second));
+  const wall = Date.UTC(date.year, date.month - 1, date.day, 0, minutesOfDay);
+  // The zone's offset a day either side brackets any change; keep the offsets that map back to this wall time.
+  const before = offsetMinutes(new Date(wall - 86_400_000), timeZone);
+  const after = offsetMinutes(new Date(wall + 86_400_000), timeZone);
+  const fits = [...new Set([before, after])]
+    .map((o) => wall - o * 60_000)
+    .filter((t) => offsetMinutes(new Date(t), timeZone) * 60_000 === wall - t);
+  return new Date(fits.length > 0 ? Math.min(...fits) : wall - before * 60_000);
 }
 
 /** The calendar date `days` after `date`. */

@@ -32,7 +32,7 @@ export class TokenCipher {
   decrypt(sealed: string, boundTo: string): string {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('Unreadable sealed token.');
-    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(boundTo));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

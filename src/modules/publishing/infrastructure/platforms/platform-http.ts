@@ -1,5 +1,5 @@
 import { httpRequest, isOutboundError, type HttpRequestOptions } from '../../../../platform/outbound/index.js';
-import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens } from '../../application/ports/platform-client.js';
+import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia } from '../../application/ports/platform-client.js';
 
 /**
  * The HTTP layer every platform adapter shares: one call = `httpRequest` with the adapter's time
@@ -138,4 +138,14 @@ export function tokenGrantFailure(err: unknown, label: string): Error {
 /** Waits `ms`; adapters poll through this so specs can shorten it via options. */
 export function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Video files platforms take; an animated GIF is a video item to us, not to them. */
+const VIDEO_FILE_TYPES = new Set(['video/mp4', 'video/quicktime', 'video/webm']);
+
+/** Refuses, before any call, a video whose file type the platform cannot take. */
+export function assertVideoFile(media: PublishMedia, label: string): void {
+  if (!VIDEO_FILE_TYPES.has(media.contentType.toLowerCase())) {
+    throw new PublishFailure('content_rejected', `${label} takes MP4, MOV or WebM video; this item's video is ${media.contentType}.`);
+  }
 }

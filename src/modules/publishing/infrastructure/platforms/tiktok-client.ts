@@ -9,7 +9,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../../application/ports/platform-client.js';
-import { pause, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+import { assertVideoFile, pause, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
 
 /** Our content types TikTok takes: all are one video posted to the feed. */
 const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
@@ -225,6 +225,7 @@ function onlyVideo(request: PublishRequest): PublishMedia {
   if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
     throw new PublishFailure('content_rejected', `TikTok takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
   }
+  assertVideoFile(video, 'TikTok');
   return video;
 }
 

@@ -10,7 +10,7 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { PlatformHttp, tokenGrantFailure, tokensFrom, type PlatformCall, type PlatformReply } from './platform-http.js';
+import { assertVideoFile, PlatformHttp, tokenGrantFailure, tokensFrom, type PlatformCall, type PlatformReply } from './platform-http.js';
 
 /** Our content types YouTube takes: all are one uploaded video (a vertical one shows as a Short). */
 const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
@@ -207,6 +207,7 @@ function onlyVideo(request: PublishRequest): PublishMedia {
   if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
     throw new PublishFailure('content_rejected', `YouTube takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
   }
+  assertVideoFile(video, 'YouTube');
   return video;
 }
 
