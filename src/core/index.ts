@@ -4,3 +4,4 @@ export * from './plans.js';
 export * from './auth-context.js';
 export * from './pagination.js';
 export * from './platforms.js';
+export * from './zoned-time.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../../core/index.js';
+import { AppError, localParts, zonedInstant } from '../../../core/index.js';
 
 /** Used when neither the character nor anything else names a time zone (contract §8). */
 export const DEFAULT_TIME_ZONE = 'America/New_York';
@@ -6,32 +6,6 @@ export const MAX_CALENDAR_DAYS = 62;
 
 const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** The wall-clock fields of an instant in a zone. */
-function wallClock(instant: number, timeZone: string): { y: number; m: number; d: number; h: number; min: number; s: number } {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
-  return { y: Number(parts.year), m: Number(parts.month), d: Number(parts.day), h: Number(parts.hour) % 24, min: Number(parts.minute), s: Number(parts.second) };
-}
-
-/** How far the zone's wall clock is ahead of UTC at this instant, in ms. */
-function offsetAt(instant: number, timeZone: string): number {
-  const whole = Math.floor(instant / 1000) * 1000;
-  const w = wallClock(whole, timeZone);
-  return Date.UTC(w.y, w.m - 1, w.d, w.h, w.min, w.s) - whole;
-}
-
 /** A calendar date as days since the epoch, or null when it is not a real `YYYY-MM-DD` date. */
 export function parseDate(value: string): number | null {
   const m = DATE_SHAPE.exec(value);
@@ -49,15 +23,14 @@ export function formatDate(epochDay: number): string {
 
 /** The instant a wall-clock time on a date happens in a zone (a skipped DST hour resolves forward). */
 export function zonedTime(epochDay: number, hour: number, minute: number, timeZone: string): Date {
-  const wall = epochDay * DAY_MS + hour * 3_600_000 + minute * 60_000;
-  const first = wall - offsetAt(wall, timeZone);
-  return new Date(wall - offsetAt(first, timeZone));
+  const d = new Date(epochDay * DAY_MS);
+  return zonedInstant({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() }, hour * 60 + minute, timeZone);
 }
 
 /** The local date (days since the epoch) of an instant in a zone. */
 export function localDay(instant: Date, timeZone: string): number {
-  const w = wallClock(instant.getTime(), timeZone);
-  return Date.UTC(w.y, w.m - 1, w.d) / DAY_MS;
+  const p = localParts(instant, timeZone);
+  return Date.UTC(p.year, p.month - 1, p.day) / DAY_MS;
 }
 
 /** Monday of the local week that contains `now`. */

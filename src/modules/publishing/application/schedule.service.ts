@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, canonicalPlatform, isPlatformName, newId, type Page, type PageRequest, type Platform } from '../../../core/index.js';
+import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type Page, type PageRequest, type Platform } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
@@ -10,7 +10,6 @@ import { canPublish } from '../domain/compatibility.js';
 import { postingTimezone } from '../domain/posting-timezone.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
-import { localParts, zonedInstant } from '../domain/zoned-time.js';
 import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
 import { PostEvents } from './post-events.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { postingTimezone } from './posting-timezone.js';
-import { localParts } from './zoned-time.js';
+import { localParts } from '../../../core/index.js';
 
 const DEFAULT = 'America/New_York';
 const at = (location: string | undefined, timezone: string | null = null) =>

@@ -1,4 +1,4 @@
-import { isTimeZone } from './zoned-time.js';
+import { isTimeZone } from '../../../core/index.js';
 
 /** Places people name in a character's identity, and the timezone they live in. */
 const PLACES: ReadonlyArray<[RegExp, string]> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Platform } from '../../../core/index.js';
 import { allocateSlots, MIN_GAP_MS, type Slot, type SlotPlan, type SlotTarget } from './slots.js';
-import { dateKey, localParts, zonedInstant, type LocalDate } from './zoned-time.js';
+import { dateKey, localParts, zonedInstant, type LocalDate } from '../../../core/index.js';
 
 const NY = 'America/New_York';
 const KOLKATA = 'Asia/Kolkata';

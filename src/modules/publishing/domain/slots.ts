@@ -1,5 +1,4 @@
-import type { Platform } from '../../../core/index.js';
-import { addDays, dateKey, localParts, zonedInstant, type LocalDate } from './zoned-time.js';
+import { addDays, dateKey, localParts, zonedInstant, type LocalDate, type Platform } from '../../../core/index.js';
 
 /** Good posting hours, local time: mid-morning, lunch, after work, evening (4 h apart). */
 const SLOT_MINUTES = [9 * 60, 13 * 60, 17 * 60, 21 * 60];
