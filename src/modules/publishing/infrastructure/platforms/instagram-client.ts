@@ -13,7 +13,7 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { pause, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+import { consentUrl, grantCall, pause, PlatformHttp, RECONCILE_SKEW_MS, tokensFrom, withQuery } from './platform-http.js';
 
 const LABEL = 'Instagram';
 /** Instagram's caption limits, checked up front so a caption it would refuse costs no call. */
@@ -21,7 +21,6 @@ const CAPTION_MAX_CHARS = 2200;
 const CAPTION_MAX_HASHTAGS = 30;
 const CAROUSEL_MIN = 2;
 const CAROUSEL_MAX = 10;
-const RECONCILE_SKEW_MS = 60_000;
 const RECONCILE_PAGE = 50;
 const MEDIA_FIELDS = 'permalink,media_url,children{media_url}';
 
@@ -177,13 +176,8 @@ export class InstagramClient implements PlatformClient {
   }
 
   authorizeUrl({ state, redirectUri }: AuthorizeParams): string {
-    const url = new URL(this.options.authorizeUrl);
-    url.searchParams.set('client_id', this.options.clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('state', state);
-    url.searchParams.set('scope', this.scopes.join(','));
-    url.searchParams.set('response_type', 'code');
-    return url.toString();
+    const params = { client_id: this.options.clientId, redirect_uri: redirectUri, state, scope: this.scopes.join(','), response_type: 'code' };
+    return consentUrl(this.options.authorizeUrl, params);
   }
 
   async exchangeCode({ code, redirectUri }: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
@@ -223,7 +217,7 @@ export class InstagramClient implements PlatformClient {
   async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
     // Stories are not listed under /media and carry no caption: their absence there proves nothing.
     if (query.contentType === 'story') throw new PublishFailure('unconfirmed', 'Instagram cannot show whether a story was posted.');
-    const url = this.url(`${this.api}/${encodeURIComponent(query.account.id)}/media`, {
+    const url = withQuery(`${this.api}/${encodeURIComponent(query.account.id)}/media`, {
       fields: 'id,caption,permalink,timestamp,media_url,children{media_url}',
       limit: String(RECONCILE_PAGE),
     });
@@ -238,12 +232,9 @@ export class InstagramClient implements PlatformClient {
 
   // ---- OAuth -------------------------------------------------------------------------------
 
+  /** Graph's token endpoint takes the grant as a GET query, not a POSTed form. */
   private async grant(params: Form, what: string): Promise<TokenAnswer> {
-    try {
-      return (await this.http.call<TokenAnswer>(this.url(this.options.tokenUrl, params), { what })).data;
-    } catch (err) {
-      throw tokenGrantFailure(err, LABEL);
-    }
+    return grantCall<TokenAnswer>(this.http, withQuery(this.options.tokenUrl, params), { what });
   }
 
   /** A token (short- or long-lived) exchanged for a long-lived one, kept as its own refresh token. */
@@ -272,7 +263,7 @@ export class InstagramClient implements PlatformClient {
 
   /** The first of the user's Pages with a linked Instagram professional account. */
   private async linkedAccount(token: string): Promise<PlatformAccount> {
-    const url = this.url(`${this.api}/me/accounts`, { fields: 'id,name,instagram_business_account{id,username}' });
+    const url = withQuery(`${this.api}/me/accounts`, { fields: 'id,name,instagram_business_account{id,username}' });
     const { data } = await this.http.call<PagesAnswer>(url, { what: 'the account look-up', bearer: token });
     const page = (data.data ?? []).find((p) => p.instagram_business_account?.id);
     const ig = page?.instagram_business_account;
@@ -302,7 +293,7 @@ export class InstagramClient implements PlatformClient {
   private async awaitContainer(id: string, token: string): Promise<void> {
     const { pollIntervalMs, pollTimeoutMs } = this.options;
     const deadline = Date.now() + pollTimeoutMs;
-    const url = this.url(`${this.api}/${encodeURIComponent(id)}`, { fields: 'status_code,status' });
+    const url = withQuery(`${this.api}/${encodeURIComponent(id)}`, { fields: 'status_code,status' });
     for (;;) {
       const { data } = await this.http.call<ContainerStatus>(url, { what: 'the media container status', bearer: token });
       if (data.status_code === 'FINISHED') return;
@@ -332,16 +323,10 @@ export class InstagramClient implements PlatformClient {
   /** Permalink and served URLs; the post is already public, so a failure here only costs the link. */
   private async mediaDetails(mediaId: string, token: string): Promise<GraphMedia | null> {
     try {
-      const url = this.url(`${this.api}/${encodeURIComponent(mediaId)}`, { fields: MEDIA_FIELDS });
+      const url = withQuery(`${this.api}/${encodeURIComponent(mediaId)}`, { fields: MEDIA_FIELDS });
       return (await this.http.call<GraphMedia>(url, { what: 'the permalink look-up', bearer: token, retries: 0 })).data;
     } catch {
       return null;
     }
-  }
-
-  private url(base: string, params: Form): string {
-    const url = new URL(base);
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-    return url.toString();
   }
 }

@@ -10,7 +10,7 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { basicAuth, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+import { basicAuth, consentUrl, cutToWeight, PlatformHttp, RECONCILE_SKEW_MS, tokenGrant, withQuery } from './platform-http.js';
 
 const TITLE_LIMIT = 100;
 const DESCRIPTION_LIMIT = 800;
@@ -20,16 +20,9 @@ const CAROUSEL_MAX = 5;
 const BOARD_PAGE_SIZE = 100;
 /** Enough for any real account; a runaway bookmark chain must not loop forever. */
 const BOARD_PAGES = 5;
-const SKEW_MS = 60_000;
 /** Pinterest's error codes for "Authentication failed" (2) and "Authorization failed" (3). */
 const AUTH_ERROR_CODES = new Set([2, 3]);
 
-interface TokenAnswer {
-  access_token?: string;
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
-}
 type ImageMap = Record<string, { url?: string } | undefined>;
 interface PinMedia {
   media_type?: string;
@@ -65,13 +58,8 @@ export class PinterestClient implements PlatformClient {
   }
 
   authorizeUrl({ state, redirectUri }: AuthorizeParams): string {
-    const url = new URL(this.options.authorizeUrl);
-    url.searchParams.set('client_id', this.options.clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('scope', this.scopes.join(','));
-    url.searchParams.set('state', state);
-    return url.toString();
+    const params = { client_id: this.options.clientId, redirect_uri: redirectUri, response_type: 'code', scope: this.scopes.join(','), state };
+    return consentUrl(this.options.authorizeUrl, params);
   }
 
   async exchangeCode(params: { code: string; redirectUri: string }): Promise<ConnectedAccount> {
@@ -93,9 +81,7 @@ export class PinterestClient implements PlatformClient {
     const boards: Board[] = [];
     let bookmark: string | null | undefined;
     for (let page = 0; page < BOARD_PAGES; page++) {
-      const url = new URL(`${this.options.apiUrl}/boards`);
-      url.searchParams.set('page_size', String(BOARD_PAGE_SIZE));
-      if (bookmark) url.searchParams.set('bookmark', bookmark);
+      const url = withQuery(`${this.options.apiUrl}/boards`, { page_size: String(BOARD_PAGE_SIZE), bookmark: bookmark || undefined });
       const data = await this.read<Page<{ id: string; name: string; privacy?: string }>>(url, 'the boards', accessToken);
       for (const b of data.items ?? []) boards.push({ id: b.id, name: b.name, privacy: (b.privacy ?? 'public').toLowerCase() });
       bookmark = data.bookmark;
@@ -125,8 +111,7 @@ export class PinterestClient implements PlatformClient {
   /** Looks through the board's newest Pins for one with the description (and title) we send. */
   async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
     if (!query.boardId) return null;
-    const url = new URL(`${this.options.apiUrl}/boards/${encodeURIComponent(query.boardId)}/pins`);
-    url.searchParams.set('page_size', '50');
+    const url = withQuery(`${this.options.apiUrl}/boards/${encodeURIComponent(query.boardId)}/pins`, { page_size: '50' });
     let data: Page<PinAnswer>;
     try {
       data = await this.read<Page<PinAnswer>>(url, 'the board Pins', query.accessToken);
@@ -137,7 +122,7 @@ export class PinterestClient implements PlatformClient {
     }
     const description = clip(query.text, DESCRIPTION_LIMIT);
     const title = clip(query.title, TITLE_LIMIT);
-    const from = query.since.getTime() - SKEW_MS;
+    const from = query.since.getTime() - RECONCILE_SKEW_MS;
     const found = (data.items ?? []).find(
       (p) => !!p.id && !query.knownRemoteIds.has(p.id) && (p.description ?? '') === description && (p.title ?? '') === title && createdAt(p) >= from,
     );
@@ -145,26 +130,18 @@ export class PinterestClient implements PlatformClient {
     return { remotePostId: found.id, remoteUrl: pinUrl(found.id), mediaUrls: servedUrls(found.media) ?? [] };
   }
 
-  private async read<T>(url: URL | string, what: string, accessToken: string): Promise<T> {
+  private async read<T>(url: string, what: string, accessToken: string): Promise<T> {
     try {
-      return (await this.http.call<T>(url.toString(), { what, bearer: accessToken })).data;
+      return (await this.http.call<T>(url, { what, bearer: accessToken })).data;
     } catch (err) {
       throw pinterestFailure(err);
     }
   }
 
+  /** Pinterest takes the client credentials on its token endpoint as Basic auth. */
   private async grant(form: Record<string, string>, previousRefresh: string | null): Promise<PlatformTokens> {
-    try {
-      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, {
-        what: 'the token request',
-        method: 'POST',
-        form,
-        headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
-      });
-      return tokensFrom(data, 'Pinterest', previousRefresh);
-    } catch (err) {
-      throw tokenGrantFailure(err, 'Pinterest');
-    }
+    const headers = { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) };
+    return tokenGrant(this.http, this.options.tokenUrl, form, previousRefresh, { headers, what: 'the token request' });
   }
 }
 
@@ -218,11 +195,8 @@ function createdAt(pin: PinAnswer): number {
  */
 export function clip(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  let cut = '';
-  for (const char of text) {
-    if (cut.length + char.length > limit - 1) break;
-    cut += char;
-  }
+  // One unit is kept for the ellipsis; a character weighs its UTF-16 length, so no pair is split.
+  const cut = cutToWeight(text, limit - 1, (char) => char.length);
   const boundary = cut.search(/\s+\S*$/);
   return `${(boundary > 0 ? cut.slice(0, boundary) : cut).trimEnd()}…`;
 }

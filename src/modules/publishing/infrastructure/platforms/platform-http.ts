@@ -1,5 +1,5 @@
 import { httpRequest, isOutboundError, type HttpRequestOptions } from '../../../../platform/outbound/index.js';
-import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia } from '../../application/ports/platform-client.js';
+import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
 
 /**
  * The HTTP layer every platform adapter shares: one call = `httpRequest` with the adapter's time
@@ -101,12 +101,19 @@ export function basicAuth(clientId: string, clientSecret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 }
 
+export interface OAuthTokenAnswer {
+  access_token?: unknown;
+  refresh_token?: unknown;
+  expires_in?: unknown;
+  scope?: unknown;
+}
+
 /**
  * The standard OAuth 2 token answer (RFC 6749 §5.1) as tokens. `previousRefresh` is kept when
  * the platform sends no new refresh token: a stored refresh token is never replaced by nothing.
  */
 export function tokensFrom(
-  answer: { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown },
+  answer: OAuthTokenAnswer,
   label: string,
   previousRefresh: string | null = null,
   now = Date.now(),
@@ -124,6 +131,50 @@ export function tokensFrom(
   };
 }
 
+/** `base` with `params` set on its query string; undefined values are left out. */
+export function withQuery(base: string, params: Record<string, string | undefined>): string {
+  const url = new URL(base);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/**
+ * The platform's consent page for the authorization code flow. A `codeChallenge` is sent as
+ * PKCE with S256 only: `plain` would hand the verifier to anyone who sees the URL.
+ */
+export function consentUrl(base: string, params: Record<string, string>, codeChallenge?: string): string {
+  const pkce = codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {};
+  return withQuery(base, { ...params, ...pkce });
+}
+
+/** One call to a token endpoint, answering its body; a refusal goes through `tokenGrantFailure`. */
+export async function grantCall<T>(http: PlatformHttp, url: string, call: PlatformCall): Promise<T> {
+  try {
+    return (await http.call<T>(url, call)).data;
+  } catch (err) {
+    throw tokenGrantFailure(err, http.label);
+  }
+}
+
+export interface TokenGrantExtras {
+  /** Client authentication when the platform wants it as a header (`basicAuth`). */
+  headers?: Record<string, string>;
+  /** The call's name in failure messages; platforms' own wording is kept. */
+  what?: string;
+}
+
+/** A form POSTed to the token endpoint (RFC 6749 §4.1.3, §6) and its standard answer as tokens. */
+export async function tokenGrant(
+  http: PlatformHttp,
+  tokenUrl: string,
+  form: Record<string, string | undefined>,
+  previousRefresh: string | null,
+  { headers, what = 'the token grant' }: TokenGrantExtras = {},
+): Promise<PlatformTokens> {
+  const answer = await grantCall<OAuthTokenAnswer>(http, tokenUrl, { what, method: 'POST', form, headers });
+  return tokensFrom(answer, http.label, previousRefresh);
+}
+
 /**
  * A refused token grant (invalid_grant, revoked, 400/401 from the token endpoint) means the user
  * must connect again: `token_expired`. Anything else keeps its classification.
@@ -138,6 +189,47 @@ export function tokenGrantFailure(err: unknown, label: string): Error {
 /** Waits `ms`; adapters poll through this so specs can shorten it via options. */
 export function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Our content types that go to a video platform as one video (shown as a Short or a Reel when vertical). */
+export const VIDEO_CONTENT_TYPES: ReadonlySet<string> = new Set(['video', 'reel', 'short']);
+
+/** Clock skew allowed between our `since` and the time a platform gives a post, when reconciling. */
+export const RECONCILE_SKEW_MS = 60_000;
+
+/** The request's one video, refused before any call when the post is anything else. */
+export function onlyVideo(request: PublishRequest, label: string): PublishMedia {
+  const [video, ...rest] = request.media;
+  if (!VIDEO_CONTENT_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
+    const why = `not a ${request.contentType} with ${request.media.length} media`;
+    throw new PublishFailure('content_rejected', `${label} takes exactly one video (reel, short or video), ${why}.`);
+  }
+  assertVideoFile(video, label);
+  return video;
+}
+
+/** The longest start of `text`, whole code points, whose summed `weigh` stays within `limit`. */
+export function cutToWeight(text: string, limit: number, weigh: (char: string) => number): string {
+  let out = '';
+  let weight = 0;
+  for (const char of text) {
+    weight += weigh(char);
+    if (weight > limit) break;
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * The media's bytes from our own storage. A failure there is `network_error` before any call:
+ * nothing was sent, so a later attempt may succeed. `failure` opens the message.
+ */
+export async function readMedia(media: PublishMedia, failure: string): Promise<Buffer> {
+  try {
+    return await media.read();
+  } catch (err) {
+    throw new PublishFailure('network_error', `${failure}: ${(err as Error).message}`);
+  }
 }
 
 /** Video files platforms take; an animated GIF is a video item to us, not to them. */

@@ -9,10 +9,8 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../../application/ports/platform-client.js';
-import { assertVideoFile, pause, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+import { consentUrl, grantCall, onlyVideo, pause, PlatformHttp, tokensFrom } from './platform-http.js';
 
-/** Our content types TikTok takes: all are one video posted to the feed. */
-const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
 /** TikTok's caption limit, in UTF-16 code units. */
 const TITLE_MAX = 2200;
 const PREFERRED_PRIVACY = 'PUBLIC_TO_EVERYONE';
@@ -73,17 +71,9 @@ export class TikTokClient implements PlatformClient {
   }
 
   authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
-    const url = new URL(this.options.authorizeUrl);
-    url.searchParams.set('client_key', this.options.clientId);
-    url.searchParams.set('scope', this.scopes.join(','));
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('state', state);
-    if (codeChallenge) {
-      url.searchParams.set('code_challenge', codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
+    // TikTok names the client id `client_key`.
+    const params = { client_key: this.options.clientId, scope: this.scopes.join(','), response_type: 'code', redirect_uri: redirectUri, state };
+    return consentUrl(this.options.authorizeUrl, params, codeChallenge);
   }
 
   async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
@@ -117,7 +107,8 @@ export class TikTokClient implements PlatformClient {
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
-    const video = onlyVideo(request);
+    // Every content type TikTok takes is one video posted to the feed.
+    const video = onlyVideo(request, 'TikTok');
     const creator = await this.creatorInfo(request.accessToken);
     const publishId = await this.init(request, video, creator);
     const status = await this.awaitPublished(request.accessToken, publishId);
@@ -130,15 +121,13 @@ export class TikTokClient implements PlatformClient {
     };
   }
 
-  /** The OAuth token endpoint; a refused grant (HTTP 400 or an `error` in a 200) is `token_expired`. */
+  /**
+   * The OAuth token endpoint; a refused grant (HTTP 400 or an `error` in a 200) is `token_expired`.
+   * Answers the raw body: the code exchange also reads its `open_id`.
+   */
   private async grant(form: Record<string, string | undefined>): Promise<TokenAnswer> {
     const credentials = { client_key: this.options.clientId, client_secret: this.options.clientSecret };
-    let data: TokenAnswer;
-    try {
-      ({ data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, { what: 'the token grant', method: 'POST', form: { ...credentials, ...form } }));
-    } catch (err) {
-      throw tokenGrantFailure(err, 'TikTok');
-    }
+    const data = await grantCall<TokenAnswer>(this.http, this.options.tokenUrl, { what: 'the token grant', method: 'POST', form: { ...credentials, ...form } });
     if (data.error) {
       const message = `TikTok refused the token grant: ${data.error}${data.error_description ? ` (${data.error_description})` : ''}.`;
       throw new PublishFailure(data.error === 'invalid_grant' ? 'token_expired' : 'unknown_error', message);
@@ -217,16 +206,6 @@ export class TikTokClient implements PlatformClient {
       throw tiktokFailure(code, err.message, err.retryAfterMs);
     }
   }
-}
-
-/** Only one video at a time, checked before any call. */
-function onlyVideo(request: PublishRequest): PublishMedia {
-  const [video, ...rest] = request.media;
-  if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
-    throw new PublishFailure('content_rejected', `TikTok takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
-  }
-  assertVideoFile(video, 'TikTok');
-  return video;
 }
 
 /** TikTok answers some refusals with HTTP 200 and a non-'ok' error code. */

@@ -12,7 +12,7 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { basicAuth, PlatformHttp, tokenGrantFailure, tokensFrom } from './platform-http.js';
+import { basicAuth, consentUrl, cutToWeight, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, withQuery } from './platform-http.js';
 
 /** X takes up to four photos on one post; video and GIF need the chunked upload, which we do not use. */
 const MAX_IMAGES = 4;
@@ -21,15 +21,7 @@ const TWEET_LIMIT = 280;
 const URL_WEIGHT = 23;
 const ELLIPSIS = '…';
 const URL_PATTERN = /https?:\/\/\S+/g;
-/** Clock skew allowed between our `since` and X's `created_at`. */
-const SKEW_MS = 60_000;
 
-interface TokenAnswer {
-  access_token?: string;
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
-}
 interface UserAnswer {
   data?: { id?: string; name?: string; username?: string };
 }
@@ -60,17 +52,8 @@ export class XClient implements PlatformClient {
   }
 
   authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
-    const url = new URL(this.options.authorizeUrl);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', this.options.clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('scope', this.scopes.join(' '));
-    url.searchParams.set('state', state);
-    if (codeChallenge) {
-      url.searchParams.set('code_challenge', codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
+    const params = { response_type: 'code', client_id: this.options.clientId, redirect_uri: redirectUri, scope: this.scopes.join(' '), state };
+    return consentUrl(this.options.authorizeUrl, params, codeChallenge);
   }
 
   async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
@@ -96,7 +79,7 @@ export class XClient implements PlatformClient {
           what: 'the token revocation',
           method: 'POST',
           form: { token, token_type_hint: hint },
-          headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
+          headers: this.clientAuth(),
         });
       } catch {
         // Best effort: the user can still remove the app in X's settings.
@@ -114,15 +97,16 @@ export class XClient implements PlatformClient {
 
   /** Looks through the account's own timeline since `since` for a tweet with the text we send. */
   async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
-    const url = new URL(`${this.options.apiUrl}/2/users/${encodeURIComponent(query.account.id)}/tweets`);
-    const from = new Date(query.since.getTime() - SKEW_MS);
-    url.searchParams.set('max_results', '100');
-    // X wants RFC 3339 without fractional seconds.
-    url.searchParams.set('start_time', from.toISOString().replace(/\.\d{3}Z$/, 'Z'));
-    url.searchParams.set('tweet.fields', 'created_at,attachments');
-    url.searchParams.set('expansions', 'attachments.media_keys');
-    url.searchParams.set('media.fields', 'url');
-    const { data } = await this.http.call<TimelineAnswer>(url.toString(), { what: 'the recent posts', bearer: query.accessToken });
+    const from = new Date(query.since.getTime() - RECONCILE_SKEW_MS);
+    const url = withQuery(`${this.options.apiUrl}/2/users/${encodeURIComponent(query.account.id)}/tweets`, {
+      max_results: '100',
+      // X wants RFC 3339 without fractional seconds.
+      start_time: from.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      'tweet.fields': 'created_at,attachments',
+      expansions: 'attachments.media_keys',
+      'media.fields': 'url',
+    });
+    const { data } = await this.http.call<TimelineAnswer>(url, { what: 'the recent posts', bearer: query.accessToken });
     const wanted = comparable(tweetText(query.text));
     const found = (data.data ?? []).find(
       (t) => !query.knownRemoteIds.has(t.id) && comparable(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= from.getTime()),
@@ -134,17 +118,12 @@ export class XClient implements PlatformClient {
   }
 
   private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {
-    try {
-      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, {
-        what: 'the token request',
-        method: 'POST',
-        form,
-        headers: { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) },
-      });
-      return tokensFrom(data, 'X', previousRefresh);
-    } catch (err) {
-      throw tokenGrantFailure(err, 'X');
-    }
+    return tokenGrant(this.http, this.options.tokenUrl, form, previousRefresh, { headers: this.clientAuth(), what: 'the token request' });
+  }
+
+  /** X authenticates a confidential client on its token and revocation endpoints with Basic auth. */
+  private clientAuth(): Record<string, string> {
+    return { Authorization: basicAuth(this.options.clientId, this.options.clientSecret) };
   }
 
   /** The irreversible call: the tweet with its photos goes public. */
@@ -166,7 +145,7 @@ export class XClient implements PlatformClient {
 
   /** One photo as multipart/form-data; the id it gets is attached to the tweet. */
   private async upload(accessToken: string, media: PublishMedia, index: number): Promise<string> {
-    const bytes = await readMedia(media);
+    const bytes = await readMedia(media, 'The image for X could not be read');
     const { body, contentType } = multipart([
       { name: 'media', value: bytes, filename: `image${index + 1}.${extensionOf(media.contentType)}`, contentType: media.contentType },
       { name: 'media_category', value: 'tweet_image' },
@@ -202,15 +181,6 @@ function duplicateFailure(err: unknown): Error {
 
 function permalink(account: PlatformAccount, id: string): string {
   return `https://x.com/${encodeURIComponent(account.name)}/status/${id}`;
-}
-
-async function readMedia(media: PublishMedia): Promise<Buffer> {
-  try {
-    return await media.read();
-  } catch (err) {
-    // Our own storage failed: nothing was sent, a later attempt may succeed.
-    throw new PublishFailure('network_error', `The image for X could not be read: ${(err as Error).message}`);
-  }
 }
 
 function extensionOf(contentType: string): string {
@@ -256,7 +226,7 @@ export function tweetText(text: string): string {
   }
   kept = kept.trimEnd();
   // A first word longer than the limit (a run without spaces): cut inside it.
-  if (!kept) kept = cutToWeight(text, TWEET_LIMIT - tweetWeight(ELLIPSIS));
+  if (!kept) kept = cutToWeight(text, TWEET_LIMIT - tweetWeight(ELLIPSIS), charWeight);
   return kept + ELLIPSIS;
 }
 
@@ -267,24 +237,14 @@ export function tweetWeight(text: string): number {
     weight += URL_WEIGHT;
     return '';
   });
-  for (const char of rest) weight += charWeight(char.codePointAt(0)!);
+  for (const char of rest) weight += charWeight(char);
   return weight;
 }
 
-function charWeight(code: number): number {
+function charWeight(char: string): number {
+  const code = char.codePointAt(0)!;
   const light = code <= 4351 || (code >= 8192 && code <= 8205) || (code >= 8208 && code <= 8223) || (code >= 8242 && code <= 8247);
   return light ? 1 : 2;
-}
-
-function cutToWeight(text: string, limit: number): string {
-  let out = '';
-  let weight = 0;
-  for (const char of text) {
-    weight += charWeight(char.codePointAt(0)!);
-    if (weight > limit) break;
-    out += char;
-  }
-  return out;
 }
 
 /**

@@ -10,29 +10,19 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { assertVideoFile, PlatformHttp, tokenGrantFailure, tokensFrom, type PlatformCall, type PlatformReply } from './platform-http.js';
+import { consentUrl, cutToWeight, onlyVideo, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, type PlatformCall, type PlatformReply } from './platform-http.js';
 
-/** Our content types YouTube takes: all are one uploaded video (a vertical one shows as a Short). */
-const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
 const TITLE_MAX_CHARS = 100;
 const DESCRIPTION_MAX_BYTES = 5000;
 /** YouTube refuses titles and descriptions containing angle brackets. */
 const FORBIDDEN = /[<>]/g;
 /** "People & Blogs", the category YouTube itself defaults uploads to. */
 const CATEGORY_ID = '22';
-/** Clock skew allowed between our `since` and YouTube's `publishedAt`. */
-const SKEW_MS = 60_000;
 /** The upload's time budget grows by a second per MB on top of the call budget (assumes ≥ 1 MB/s upstream). */
 const BYTES_PER_SECOND = 1_000_000;
 /** Google's quota and upload-limit refusals come as 403 but pass with time: not the content's fault. */
 const QUOTA = /quotaExceeded|rateLimitExceeded|uploadLimitExceeded|exceeded (your|the number)/i;
 
-interface TokenAnswer {
-  access_token?: string;
-  expires_in?: number;
-  refresh_token?: string;
-  scope?: string;
-}
 interface ChannelList {
   items?: { id?: string; snippet?: { title?: string } }[];
 }
@@ -65,21 +55,21 @@ export class YouTubeClient implements PlatformClient {
   }
 
   authorizeUrl({ state, redirectUri, codeChallenge }: AuthorizeParams): string {
-    const url = new URL(this.options.authorizeUrl);
-    url.searchParams.set('client_id', this.options.clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('scope', this.scopes.join(' '));
-    url.searchParams.set('state', state);
-    // Offline access and a forced consent make Google send a refresh token on every connection.
-    url.searchParams.set('access_type', 'offline');
-    url.searchParams.set('prompt', 'consent');
-    url.searchParams.set('include_granted_scopes', 'true');
-    if (codeChallenge) {
-      url.searchParams.set('code_challenge', codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
+    return consentUrl(
+      this.options.authorizeUrl,
+      {
+        client_id: this.options.clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: this.scopes.join(' '),
+        state,
+        // Offline access and a forced consent make Google send a refresh token on every connection.
+        access_type: 'offline',
+        prompt: 'consent',
+        include_granted_scopes: 'true',
+      },
+      codeChallenge,
+    );
   }
 
   async exchangeCode(params: { code: string; redirectUri: string; codeVerifier?: string }): Promise<ConnectedAccount> {
@@ -109,8 +99,9 @@ export class YouTubeClient implements PlatformClient {
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
-    const media = onlyVideo(request);
-    const bytes = await readBytes(media);
+    // Every content type YouTube takes is one uploaded video; a vertical one shows as a Short.
+    const media = onlyVideo(request, 'YouTube');
+    const bytes = await readMedia(media, 'The video could not be read for upload');
     const session = await this.openSession(request, media, bytes.length);
     const video = await this.upload(session, request.accessToken, media, bytes);
     return asResult(video, [media.url]);
@@ -121,7 +112,7 @@ export class YouTubeClient implements PlatformClient {
     const { data } = await this.call<SearchList>(url, { what: 'the recent videos', bearer: query.accessToken });
     const title = videoTitle(query.title, query.text);
     const description = videoDescription(query.text);
-    const since = query.since.getTime() - SKEW_MS;
+    const since = query.since.getTime() - RECONCILE_SKEW_MS;
     const hit = (data.items ?? []).find((item) => {
       const id = item.id?.videoId;
       const snippet = item.snippet;
@@ -133,14 +124,10 @@ export class YouTubeClient implements PlatformClient {
     return asResult({ id: hit.id.videoId, snippet: { thumbnails: hit.snippet?.thumbnails } }, []);
   }
 
+  /** Google takes the client credentials in the form body. */
   private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {
     const credentials = { client_id: this.options.clientId, client_secret: this.options.clientSecret };
-    try {
-      const { data } = await this.http.call<TokenAnswer>(this.options.tokenUrl, { what: 'the token grant', method: 'POST', form: { ...form, ...credentials } });
-      return tokensFrom(data, 'YouTube', previousRefresh);
-    } catch (err) {
-      throw tokenGrantFailure(err, 'YouTube');
-    }
+    return tokenGrant(this.http, this.options.tokenUrl, { ...form, ...credentials }, previousRefresh);
   }
 
   /** Opens the resumable session with the video's metadata; nothing exists on YouTube yet. */
@@ -202,23 +189,6 @@ export class YouTubeClient implements PlatformClient {
   }
 }
 
-function onlyVideo(request: PublishRequest): PublishMedia {
-  const [video, ...rest] = request.media;
-  if (!VIDEO_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
-    throw new PublishFailure('content_rejected', `YouTube takes exactly one video (reel, short or video), not a ${request.contentType} with ${request.media.length} media.`);
-  }
-  assertVideoFile(video, 'YouTube');
-  return video;
-}
-
-async function readBytes(media: PublishMedia): Promise<Buffer> {
-  try {
-    return await media.read();
-  } catch (err) {
-    throw new PublishFailure('network_error', `The video could not be read for upload: ${(err as Error).message}`);
-  }
-}
-
 /** A created video; one YouTube took but then refused or could not process is content_rejected. */
 function checked(video: VideoResource): VideoResource {
   if (!video.id) throw new PublishFailure('unknown_error', 'YouTube answered the upload without a video id.', 'unknown');
@@ -247,14 +217,7 @@ export function videoTitle(title: string, text: string): string {
 export function videoDescription(text: string): string {
   const clean = text.replace(FORBIDDEN, '');
   if (Buffer.byteLength(clean) <= DESCRIPTION_MAX_BYTES) return clean;
-  let out = '';
-  let size = 0;
-  for (const ch of clean) {
-    size += Buffer.byteLength(ch);
-    if (size > DESCRIPTION_MAX_BYTES) break;
-    out += ch;
-  }
-  return out;
+  return cutToWeight(clean, DESCRIPTION_MAX_BYTES, (char) => Buffer.byteLength(char));
 }
 
 /** search.list escapes HTML in snippets (`&#39;`, `&amp;`). */
