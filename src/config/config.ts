@@ -35,7 +35,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[], trimSlash = true): string | undefined {
   const raw = optional(env, name) ?? fallback;
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -47,7 +47,7 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
-  return raw.replace(/\/+$/, '');
+  return trimSlash ? raw.replace(/\/+$/, '') : raw;
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
@@ -184,13 +184,14 @@ function platformCredentials(env: Env, platform: PublishPlatform): PlatformCrede
   }
   if (clientId === undefined || clientSecret === undefined) return undefined;
   const d = PLATFORM_DEFAULTS[platform];
-  const address = (name: string, fallback: string): string => url(env, `${prefix}_${name}`, fallback, ['http:', 'https:'])!;
+  // Base URLs lose a trailing slash (paths are appended); endpoints are used exactly as given.
+  const address = (name: string, fallback: string, trimSlash = true): string => url(env, `${prefix}_${name}`, fallback, ['http:', 'https:'], trimSlash)!;
   return {
     clientId,
     clientSecret,
     apiUrl: address('API_URL', d.apiUrl),
-    authorizeUrl: address('AUTHORIZE_URL', d.authorizeUrl),
-    tokenUrl: address('TOKEN_URL', d.tokenUrl),
+    authorizeUrl: address('AUTHORIZE_URL', d.authorizeUrl, false),
+    tokenUrl: address('TOKEN_URL', d.tokenUrl, false),
     uploadUrl: address('UPLOAD_URL', d.uploadUrl),
   };
 }

@@ -172,6 +172,10 @@ function boardPins(fake: PinterestFake, req: FakeRequest, res: ServerResponse): 
   const size = pageSize(req);
   if (!size) return error(res, 400, 1, 'Invalid page_size.');
   if (!fake.boards.some((b) => b.id === req.params.boardId && b.owner === req.account)) return error(res, 404, 2900, 'Board not found.');
-  const pins = fake.posts.filter((p) => p.boardId === req.params.boardId).reverse().slice(0, size);
-  json(res, 200, { items: pins.map((p) => pinJson(fake, p)), bookmark: null });
+  // Newest first, paged like Pinterest: the bookmark is where the next page starts.
+  const all = fake.posts.filter((p) => p.boardId === req.params.boardId).reverse();
+  const start = Number(req.query.get('bookmark') ?? '0') || 0;
+  const pins = all.slice(start, start + size);
+  const next = start + size < all.length ? String(start + size) : null;
+  json(res, 200, { items: pins.map((p) => pinJson(fake, p)), bookmark: next });
 }

@@ -18,6 +18,12 @@ const SWEEP_BATCH = 50;
 const newClaimId = (): string => randomBytes(12).toString('hex');
 
 /**
+ * The queue message of one claim: keyed by the post and its claim, so a message a dead worker
+ * still holds (Bull keeps it active until its stall check) cannot swallow the claim that replaces it.
+ */
+const messageKey = (post: ScheduledPost): string => `${post.id}:${post.claimId}`;
+
+/**
  * PostgreSQL decides what is due. In every consuming process, a loop claims due posts
  * (pending → publishing, `FOR UPDATE SKIP LOCKED`, so several dispatchers never take the same
  * post) and queues their ids, the queue message keyed by the post id. A sweeper takes over posts
@@ -64,7 +70,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), this.config.publishing.dispatchBatch);
     // Events first: a fast consumer's `published` must not overtake this `publishing`.
     await this.events.changed(...claimed);
-    for (const post of claimed) await this.queue.add(post.id);
+    for (const post of claimed) await this.queue.add(post.id, messageKey(post));
     return claimed.length;
   }
 
@@ -89,11 +95,11 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async takeOver(post: ScheduledPost): Promise<void> {
-    const mine = await this.posts.reclaim(this.ds.manager, post.id, post.claimId, newClaimId());
+    const mine = await this.posts.reclaim(this.ds.manager, post.id, post.claimId, newClaimId(), this.config.publishing.leaseSeconds);
     if (!mine) return;
     this.logger.warn({ msg: 'abandoned publish taken over', post_id: post.id, call_sent: mine.callStartedAt !== null });
     if (mine.callStartedAt) await this.publisher.reconcileAbandoned(mine);
-    else await this.queue.add(mine.id);
+    else await this.queue.add(mine.id, messageKey(mine));
   }
 
   private async dispatchLoop(): Promise<void> {

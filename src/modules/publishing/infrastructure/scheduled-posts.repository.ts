@@ -204,7 +204,7 @@ export class ScheduledPostsRepository {
 
   /** Marks that the irreversible call is about to be sent; false when the claim is no longer ours. */
   async markCallStarted(tx: Tx, id: string, claimId: string): Promise<boolean> {
-    const rows = await changedRows<unknown>(tx, `UPDATE scheduled_posts SET call_started_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
+    const rows = await changedRows<unknown>(tx, `UPDATE scheduled_posts SET call_started_at = now(), claimed_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
       [id, claimId],
     );
     return rows.length > 0;
@@ -241,10 +241,11 @@ export class ScheduledPostsRepository {
   }
 
   /** Takes over an abandoned claim; null when someone else did first. */
-  async reclaim(tx: Tx, id: string, oldClaimId: string | null, newClaimId: string): Promise<ScheduledPost | null> {
+  async reclaim(tx: Tx, id: string, oldClaimId: string | null, newClaimId: string, leaseSeconds: number): Promise<ScheduledPost | null> {
     const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET claim_id = $3, claimed_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $2::text RETURNING ${COLUMNS}`,
-      [id, oldClaimId, newClaimId],
+       WHERE id = $1 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $2::text
+         AND claimed_at < now() - ($4 || ' seconds')::interval RETURNING ${COLUMNS}`,
+      [id, oldClaimId, newClaimId, String(leaseSeconds)],
     );
     return rows[0] ? toPost(rows[0]) : null;
   }

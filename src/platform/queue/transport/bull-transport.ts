@@ -27,8 +27,8 @@ export class BullTransport extends JobTransport {
     this.queue.on('error', (err) => this.logger.error({ msg: 'job queue error', err: err.message }));
   }
 
-  async add(jobId: string): Promise<void> {
-    await this.queue.add({ jobId }, { jobId });
+  async add(jobId: string, key: string = jobId): Promise<void> {
+    await this.queue.add({ jobId }, { jobId: key });
   }
 
   consume(run: JobConsumerFn): void {

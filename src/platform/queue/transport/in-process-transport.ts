@@ -8,7 +8,7 @@ import { JobTransport, type JobConsumerFn } from './job-transport.js';
  */
 export class InProcessTransport extends JobTransport {
   private readonly logger = new Logger('Jobs');
-  private readonly waiting: string[] = [];
+  private readonly waiting: Array<{ jobId: string; key: string }> = [];
   private readonly known = new Set<string>();
   private readonly active = new Set<Promise<void>>();
   private run?: JobConsumerFn;
@@ -18,10 +18,10 @@ export class InProcessTransport extends JobTransport {
     super();
   }
 
-  async add(jobId: string): Promise<void> {
-    if (this.closed || this.known.has(jobId)) return;
-    this.known.add(jobId);
-    this.waiting.push(jobId);
+  async add(jobId: string, key: string = jobId): Promise<void> {
+    if (this.closed || this.known.has(key)) return;
+    this.known.add(key);
+    this.waiting.push({ jobId, key });
     this.pump();
   }
 
@@ -45,12 +45,12 @@ export class InProcessTransport extends JobTransport {
     const run = this.run;
     if (!run) return;
     while (!this.closed && this.active.size < this.concurrency && this.waiting.length > 0) {
-      const jobId = this.waiting.shift()!;
+      const { jobId, key } = this.waiting.shift()!;
       const task = run(jobId)
         .catch((err: unknown) => this.logger.error({ msg: 'job run failed', job_id: jobId, err: String(err) }))
         .finally(() => {
           this.active.delete(task);
-          this.known.delete(jobId);
+          this.known.delete(key);
           this.pump();
         });
       this.active.add(task);

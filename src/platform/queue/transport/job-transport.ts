@@ -6,7 +6,8 @@ export type JobConsumerFn = (jobId: string) => Promise<void>;
  * already queued or running is a no-op, so re-sending open rows is always safe.
  */
 export abstract class JobTransport {
-  abstract add(jobId: string): Promise<void>;
+  /** `key` (default: the id) is what makes two adds the same message. */
+  abstract add(jobId: string, key?: string): Promise<void>;
   /** Starts delivering ids to `run` in this process. Called only where jobs are consumed. */
   abstract consume(run: JobConsumerFn): void;
   /** Stops taking new jobs and waits for the running ones. */

@@ -289,7 +289,23 @@ describe('PinterestClient reconcile', () => {
     await failure(client().publish(req));
     const [post] = fake.posts;
     expect(await client().reconcile(query(req))).toEqual({ remotePostId: post.id, remoteUrl: `https://www.pinterest.com/pin/${post.id}/`, mediaUrls: post.mediaUrls });
-    expect(fake.requestsTo('/v5/boards/1001/pins', 'GET')[0].query.get('page_size')).toBe('50');
+    expect(fake.requestsTo('/v5/boards/1001/pins', 'GET')[0].query.get('page_size')).toBe('100');
+  });
+
+  it('follows the bookmark when newer Pins bury the lost one, and stops at Pins older than the attempt', async () => {
+    const req = request();
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    await failure(client().publish(req));
+    const lost = fake.posts[0];
+    fake.setMode({ kind: 'ok' });
+    for (let i = 0; i < 150; i++) await client().publish(request({ text: `Newer pin ${i} ${randomBytes(3).toString('hex')}` }));
+    expect((await client().reconcile(query(req)))?.remotePostId).toBe(lost.id);
+    const pages = fake.requestsTo('/v5/boards/1001/pins', 'GET');
+    expect(pages).toHaveLength(2);
+    expect(pages[1].query.get('bookmark')).toBe('100');
+    fake.requests.length = 0;
+    expect(await client().reconcile(query(request({ text: 'never posted' }), { since: new Date(Date.now() + 3_600_000) }))).toBeNull();
+    expect(fake.requestsTo('/v5/boards/1001/pins', 'GET')).toHaveLength(1);
   });
 
   it('finds a Pin with a clipped description', async () => {

@@ -19,6 +19,9 @@ const CAROUSEL_MIN = 2;
 const CAROUSEL_MAX = 5;
 const BOARD_PAGE_SIZE = 100;
 /** Enough for any real account; a runaway bookmark chain must not loop forever. */
+/** Reconciliation reads up to this many Pins of the board, newest first. */
+const RECONCILE_PAGE_SIZE = 100;
+const RECONCILE_PAGES = 20;
 const BOARD_PAGES = 5;
 /** Pinterest's error codes for "Authentication failed" (2) and "Authorization failed" (3). */
 const AUTH_ERROR_CODES = new Set([2, 3]);
@@ -109,25 +112,40 @@ export class PinterestClient implements PlatformClient {
   }
 
   /** Looks through the board's newest Pins for one with the description (and title) we send. */
+  /**
+   * Looks for the Pin among the board's Pins made since the attempt, newest first, following the
+   * bookmark until the pages reach back past `since` (bounded): a busy board buries a Pin fast.
+   */
   async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
     if (!query.boardId) return null;
-    const url = withQuery(`${this.options.apiUrl}/boards/${encodeURIComponent(query.boardId)}/pins`, { page_size: '50' });
-    let data: Page<PinAnswer>;
-    try {
-      data = await this.read<Page<PinAnswer>>(url, 'the board Pins', query.accessToken);
-    } catch (err) {
-      // A board that is gone holds no Pin: the post was not made there.
-      if (err instanceof PublishFailure && statusOf(err) === 404) return null;
-      throw err;
-    }
     const description = clip(query.text, DESCRIPTION_LIMIT);
     const title = clip(query.title, TITLE_LIMIT);
     const from = query.since.getTime() - RECONCILE_SKEW_MS;
-    const found = (data.items ?? []).find(
-      (p) => !!p.id && !query.knownRemoteIds.has(p.id) && (p.description ?? '') === description && (p.title ?? '') === title && createdAt(p) >= from,
-    );
-    if (!found?.id) return null;
-    return { remotePostId: found.id, remoteUrl: pinUrl(found.id), mediaUrls: servedUrls(found.media) ?? [] };
+    let bookmark: string | undefined;
+    for (let page = 0; page < RECONCILE_PAGES; page++) {
+      const data = await this.boardPins(query, bookmark);
+      if (!data) return null;
+      const items = data.items ?? [];
+      const found = items.find(
+        (p) => !!p.id && !query.knownRemoteIds.has(p.id) && (p.description ?? '') === description && (p.title ?? '') === title && createdAt(p) >= from,
+      );
+      if (found?.id) return { remotePostId: found.id, remoteUrl: pinUrl(found.id), mediaUrls: servedUrls(found.media) ?? [] };
+      const oldest = items.length > 0 ? createdAt(items[items.length - 1]) : -Infinity;
+      if (!data.bookmark || oldest < from) return null;
+      bookmark = data.bookmark;
+    }
+    throw new PublishFailure('unconfirmed', `Pinterest shows more Pins since the attempt than we read (${RECONCILE_PAGES} pages).`);
+  }
+
+  /** One page of the board's Pins; null when the board is gone (it holds no Pin: the post was not made there). */
+  private async boardPins(query: ReconcileQuery, bookmark: string | undefined): Promise<Page<PinAnswer> | null> {
+    const url = withQuery(`${this.options.apiUrl}/boards/${encodeURIComponent(query.boardId!)}/pins`, { page_size: String(RECONCILE_PAGE_SIZE), bookmark });
+    try {
+      return await this.read<Page<PinAnswer>>(url, 'the board Pins', query.accessToken);
+    } catch (err) {
+      if (err instanceof PublishFailure && statusOf(err) === 404) return null;
+      throw err;
+    }
   }
 
   private async read<T>(url: string, what: string, accessToken: string): Promise<T> {
