@@ -291,6 +291,37 @@ describe('publishing to the platforms in live mode', () => {
       expect(await integration('twitter')).toMatchObject({ connected: true, status: 'connected' });
     });
 
+    it('a token about to expire is refreshed before publishing, once for several posts due together', async () => {
+      const fake = fakes.twitter;
+      // A ten-second token is refreshed from half its life on: wait until it is there (still valid at the fake).
+      fake.options.accessTtlSeconds = 10;
+      try {
+        await connect('twitter');
+        const expiresAt = Date.parse((await integration('twitter')).expires_at as string);
+        const items = [await approvedItem('twitter'), await approvedItem('twitter'), await approvedItem('twitter')];
+        await waitFor(async () => Date.now() > expiresAt - 4_500, 15_000, 'the token to reach its refresh margin');
+        fake.reset();
+        const posts = await Promise.all(items.map((item) => schedule(item, 300)));
+        for (const post of posts) expect((await finished(post.id, 'published')).status).toBe('published');
+
+        const grantIndexes = fake.requests
+          .map((r, index) => ({ index, r }))
+          .filter(({ r }) => r.path === TOKEN_PATH.twitter && new URLSearchParams(r.body.toString()).get('grant_type') === 'refresh_token')
+          .map(({ index }) => index);
+        expect(grantIndexes).toHaveLength(1);
+        const tweets = fake.requests.map((r, index) => ({ index, r })).filter(({ r }) => r.method === 'POST' && r.path === '/2/tweets');
+        expect(tweets).toHaveLength(3);
+        expect(tweets.every(({ index }) => index > grantIndexes[0])).toBe(true);
+        // Each post uploaded its photo once: none was refused with the old token and sent again.
+        expect(fake.requestsTo('/2/media/upload', 'POST')).toHaveLength(3);
+        expect(fake.posts).toHaveLength(3);
+        expect(Date.parse((await integration('twitter')).expires_at as string)).toBeGreaterThan(Date.now());
+      } finally {
+        fake.options.accessTtlSeconds = 7200;
+        await connect('twitter');
+      }
+    }, 45_000);
+
     it('a refused refresh fails the post with token_expired, marks the connection needs_reauth and tells the socket', async () => {
       const fake = fakes.pinterest;
       const item = await approvedItem('pinterest');

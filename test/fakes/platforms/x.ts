@@ -37,7 +37,7 @@ export class XFake extends FakePlatform {
 }
 
 export async function startXFake(options: Partial<FakePlatformOptions> = {}): Promise<XFake> {
-  const fake = new XFake({ clientId: 'x-client', clientSecret: 'x-secret', accountId: '1460000000000000001', accountName: 'luna_grows', ...options });
+  const fake = new XFake({ clientId: 'x-client', clientSecret: 'x-secret', accountId: '1460000000000000001', accountName: 'luna_grows', accessTtlSeconds: 7200, ...options });
   mountOAuth(fake);
   fake.route('GET', '/2/users/me', (req, res) => json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName ?? 'luna_grows' } }));
   fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare' });
@@ -51,7 +51,7 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
 }
 
 function tokenAnswer(token: IssuedToken): Record<string, unknown> {
-  return { token_type: 'bearer', expires_in: 7200, access_token: token.accessToken, scope: token.scopes.join(' '), refresh_token: token.refreshToken };
+  return { token_type: 'bearer', expires_in: Math.round((token.expiresAt - Date.now()) / 1000), access_token: token.accessToken, scope: token.scopes.join(' '), refresh_token: token.refreshToken };
 }
 
 function mountOAuth(fake: XFake): void {

@@ -7,16 +7,24 @@ const plus = (ms: number) => new Date(NOW.getTime() + ms);
 describe('needsRefresh', () => {
   it('refreshes from 5 minutes before expiry on', () => {
     expect(REFRESH_MARGIN_MS).toBe(5 * 60_000);
-    expect(needsRefresh({ expiresAt: plus(5 * 60_000 + 1) }, NOW)).toBe(false);
-    expect(needsRefresh({ expiresAt: plus(5 * 60_000) }, NOW)).toBe(true);
-    expect(needsRefresh({ expiresAt: plus(60_000) }, NOW)).toBe(true);
-    expect(needsRefresh({ expiresAt: NOW }, NOW)).toBe(true);
-    expect(needsRefresh({ expiresAt: plus(-3600_000) }, NOW)).toBe(true);
-    expect(needsRefresh({ expiresAt: plus(3600_000) }, NOW)).toBe(false);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: plus(5 * 60_000 + 1) }, NOW)).toBe(false);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: plus(5 * 60_000) }, NOW)).toBe(true);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: plus(60_000) }, NOW)).toBe(true);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: NOW }, NOW)).toBe(true);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: plus(-3600_000) }, NOW)).toBe(true);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: plus(3600_000) }, NOW)).toBe(false);
+  });
+
+  it('waits for half the life of a token that lives less than ten minutes', () => {
+    // Stored 30 s ago, expires in 90 s: a two-minute token, refreshed from 60 s before expiry.
+    expect(needsRefresh({ updatedAt: plus(-30_000), expiresAt: plus(90_000) }, NOW)).toBe(false);
+    expect(needsRefresh({ updatedAt: plus(-60_000), expiresAt: plus(60_000) }, NOW)).toBe(true);
+    // Stored long ago (the life looks long): the five-minute margin applies.
+    expect(needsRefresh({ updatedAt: plus(-86_400_000), expiresAt: plus(4 * 60_000) }, NOW)).toBe(true);
   });
 
   it('never refreshes a token without expiry', () => {
-    expect(needsRefresh({ expiresAt: null }, NOW)).toBe(false);
+    expect(needsRefresh({ updatedAt: plus(-3600_000), expiresAt: null }, NOW)).toBe(false);
   });
 });
 

@@ -28,8 +28,17 @@ export type UsableConnection = Connection & { accessToken: string };
 /** Refresh this long before expiry, so a post never goes out with a token about to lapse. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 
-export function needsRefresh(connection: Pick<Connection, 'expiresAt'>, now: Date): boolean {
-  return connection.expiresAt !== null && connection.expiresAt.getTime() - REFRESH_MARGIN_MS <= now.getTime();
+/**
+ * Whether to refresh before using the token: within five minutes of expiry, or within half its
+ * life for tokens that live less than ten minutes (else a short-lived token, fresh from a refresh,
+ * would be refreshed again on every use). The life is counted from the row's last change, when the
+ * tokens were stored.
+ */
+export function needsRefresh(connection: Pick<Connection, 'expiresAt' | 'updatedAt'>, now: Date): boolean {
+  if (connection.expiresAt === null) return false;
+  const life = connection.expiresAt.getTime() - connection.updatedAt.getTime();
+  const margin = Math.min(REFRESH_MARGIN_MS, Math.max(0, life / 2));
+  return connection.expiresAt.getTime() - margin <= now.getTime();
 }
 
 /**
