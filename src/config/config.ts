@@ -345,7 +345,7 @@ export class AppConfig {
       pollIntervalMs: int(env, 'PUBLISH_POLL_INTERVAL_MS', 2_000, 1, 60_000),
       pollTimeoutMs: int(env, 'PUBLISH_POLL_TIMEOUT_MS', 120_000, 10, 3_600_000),
       leaseSeconds: int(env, 'PUBLISH_LEASE_SECONDS', 600, 1, 86_400),
-      dispatchIntervalMs: int(env, 'PUBLISH_DISPATCH_INTERVAL_MS', 500, 10, 60_000),
+      dispatchIntervalMs: int(env, 'PUBLISH_DISPATCH_INTERVAL_MS', 250, 10, 60_000),
       dispatchBatch: int(env, 'PUBLISH_DISPATCH_BATCH', 100, 1, 1000),
       concurrency: int(env, 'PUBLISH_CONCURRENCY', 16, 1, 256),
       defaultTimezone: timezone(env, 'DEFAULT_TIMEZONE', 'America/New_York'),
