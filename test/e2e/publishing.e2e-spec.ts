@@ -244,6 +244,20 @@ describe('publishing (sandbox mode)', () => {
       expect([genuine.status, genuine.headers.location]).toEqual([302, `${APP_URL}/settings/integrations?connected=instagram`]);
     });
 
+    it("ignores the parameters platforms add to their callbacks (Google's authuser and prompt, TikTok's scopes, Facebook's error_reason)", async () => {
+      const flow = await startFlow(bob, 'youtube', '/settings/integrations');
+      const code = (await consent(flow)).searchParams.get('code')!;
+      const res = await callback('youtube', { code, state: flow.state, scope: 'https://www.googleapis.com/auth/youtube.upload', authuser: '0', prompt: 'consent', hd: 'example.com', scopes: 'video.publish' });
+      expect([res.status, res.headers.location]).toEqual([302, `${APP_URL}/settings/integrations?connected=youtube`]);
+      const declined = await startFlow(bob, 'instagram', '/settings/integrations');
+      const refused = await callback('instagram', { state: declined.state, error: 'access_denied', error_code: '200', error_reason: 'user_denied', error_description: 'Permissions error' });
+      expect([refused.status, refused.headers.location]).toEqual([302, `${APP_URL}/settings/integrations?error=access_denied`]);
+      // Still strict about what it reads.
+      const tooLong = await callback('instagram', { state: declined.state, code: 'x'.repeat(5000) });
+      expect([tooLong.status, tooLong.body.code]).toEqual([400, 'validation_failed']);
+      await api(server).delete('/integrations/youtube').set(bob.auth).expect(204);
+    });
+
     it('sends a declined consent back to the app with ?error= and connects nothing', async () => {
       const flow = await startFlow(bob, 'youtube', '/settings/integrations');
       const declined = await callback('youtube', { error: 'access_denied', error_description: 'The user said no', state: flow.state });

@@ -2,6 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/index.js';
+import { IdempotencyModule } from '../../platform/idempotency/index.js';
 import { createQueueTransport } from '../../platform/queue/index.js';
 import { CharactersModule } from '../characters/index.js';
 import { ContentFacade, ContentModule } from '../content/index.js';
@@ -27,7 +28,7 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
  * A character's posts go with it (foreign keys), like its content.
  */
 @Module({
-  imports: [CharactersModule, ContentModule],
+  imports: [IdempotencyModule, CharactersModule, ContentModule],
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository,

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product, PublicApi } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { Idempotent } from '../../../platform/idempotency/index.js';
 import { toScheduledPostBody } from '../application/post-events.js';
 import { PublishNowService } from '../application/publish-now.service.js';
 import { ScheduleService } from '../application/schedule.service.js';
@@ -32,6 +33,7 @@ export class ContentScheduleController {
   @Post('public/publish')
   @PublicApi('content:publish')
   @HttpCode(200)
+  @Idempotent()
   @ApiOkResponse({ type: PublishOutcomeBody })
   @ApiOperation({ summary: 'Create (or move to now) the pending post of approved content on a platform, and publish it at once.' })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'validation_failed', 'not_found', 'content_not_approved', 'integration_not_connected', 'invalid_state_transition', 'upstream_failed', 'rate_limited')

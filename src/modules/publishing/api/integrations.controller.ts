@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Redirect } from '@nestjs/common';
-import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AppError, PLATFORM_NAMES, type Caller, type Platform } from '../../../core/index.js';
+import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { PLATFORM_NAMES, type Caller, type Platform } from '../../../core/index.js';
 import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { ConnectionsService } from '../application/connections.service.js';
-import { PlatformClients } from '../application/platform-clients.js';
 import { AuthUrlBody, BoardsBody, IntegrationEnvelope } from './dto/publishing.body.js';
-import { AuthUrlQueryDto, CallbackQueryDto, DefaultBoardDto, SandboxConsentQueryDto } from './dto/publishing.dto.js';
+import { AuthUrlQueryDto, DefaultBoardDto, SandboxConsentQueryDto, toCallbackParams } from './dto/publishing.dto.js';
 import { PlatformParam } from './platform-param.js';
 
 const PLATFORM = { name: 'platform', enum: PLATFORM_NAMES, description: 'A platform name or its neutral alias.' };
@@ -17,10 +15,7 @@ const PLATFORM = { name: 'platform', enum: PLATFORM_NAMES, description: 'A platf
 @ApiParam(PLATFORM)
 @Controller('integrations/:platform')
 export class IntegrationsController {
-  constructor(
-    private readonly connections: ConnectionsService,
-    private readonly clients: PlatformClients,
-  ) {}
+  constructor(private readonly connections: ConnectionsService) {}
 
   @Get()
   @Product()
@@ -44,10 +39,13 @@ export class IntegrationsController {
   @Open({ authLimit: true })
   @Redirect()
   @ApiOperation({ summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=.' })
+  @ApiQuery({ name: 'code', required: false })
+  @ApiQuery({ name: 'state', required: false })
+  @ApiQuery({ name: 'error', required: false, description: 'Set by the platform when the user declined. Other parameters platforms add are ignored.' })
   @ApiFoundResponse({ description: 'Back to the app.' })
   @ApiErrors('invalid_oauth_state', 'not_found', 'validation_failed', 'rate_limited')
-  async callback(@Param('platform', PlatformParam) platform: Platform, @Query() q: CallbackQueryDto): Promise<{ url: string; statusCode: number }> {
-    const outcome = await this.connections.callback(platform, q);
+  async callback(@Param('platform', PlatformParam) platform: Platform, @Query() query: Record<string, unknown>): Promise<{ url: string; statusCode: number }> {
+    const outcome = await this.connections.callback(platform, toCallbackParams(query));
     return { url: outcome.location, statusCode: 302 };
   }
 
@@ -58,11 +56,7 @@ export class IntegrationsController {
   @ApiFoundResponse({ description: 'To the callback with a sandbox code.' })
   @ApiErrors('not_found', 'validation_failed', 'rate_limited')
   sandboxConsent(@Param('platform', PlatformParam) platform: Platform, @Query() q: SandboxConsentQueryDto): { url: string; statusCode: number } {
-    if (this.clients.mode(platform) !== 'sandbox') throw AppError.notFound('Route');
-    const target = new URL(this.clients.callbackUrl(platform));
-    target.searchParams.set('code', `sandbox_${randomBytes(12).toString('hex')}`);
-    target.searchParams.set('state', q.state);
-    return { url: target.toString(), statusCode: 302 };
+    return { url: this.connections.sandboxConsent(platform, q.state), statusCode: 302 };
   }
 
   @Delete()

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { Idempotent } from '../../../platform/idempotency/index.js';
 import { toScheduledPostBody } from '../application/post-events.js';
 import { PublishNowService, type PublishOutcome } from '../application/publish-now.service.js';
 import { ScheduleService } from '../application/schedule.service.js';
@@ -70,6 +71,7 @@ export class ScheduleController {
 
   @Post(':id/publish-now')
   @Product()
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish a pending post at once; the content becomes published and its variants lock.' })
   @ApiOkResponse({ type: PublishOutcomeBody })

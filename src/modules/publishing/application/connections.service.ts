@@ -95,11 +95,20 @@ export class ConnectionsService {
     }
   }
 
+  /** Sandbox mode's consent screen, agreed at once: where to send the browser (our own callback only). */
+  sandboxConsent(platform: Platform, state: string): string {
+    if (this.clients.mode(platform) !== 'sandbox') throw AppError.notFound('Route');
+    const target = new URL(this.clients.callbackUrl(platform));
+    target.searchParams.set('code', `sandbox_${randomBytes(12).toString('hex')}`);
+    target.searchParams.set('state', state);
+    return target.toString();
+  }
+
   async disconnect(workspaceId: string, platform: Platform): Promise<void> {
     const c = await this.connections.find(this.ds.manager, workspaceId, platform);
     if (!c || c.status === 'disconnected') return;
     if (c.accessToken) await this.clients.get(platform).revoke({ accessToken: c.accessToken, refreshToken: c.refreshToken }).catch(() => undefined);
-    await this.connections.disconnect(this.ds.manager, c.id);
+    await this.connections.disconnect(this.ds.manager, workspaceId, c.id);
     this.logger.log({ msg: 'platform disconnected', platform, workspace_id: workspaceId });
   }
 
@@ -118,7 +127,7 @@ export class ConnectionsService {
     const boards = await this.boards(workspaceId, platform);
     if (!boards.some((b) => b.id === boardId)) throw AppError.notFound('Board');
     const c = (await this.connections.find(this.ds.manager, workspaceId, platform))!;
-    await this.connections.setDefaultBoard(this.ds.manager, c.id, boardId);
+    await this.connections.setDefaultBoard(this.ds.manager, workspaceId, c.id, boardId);
     return this.view(workspaceId, platform);
   }
 

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProcessRole } from '../../../app.module.js';
 import { AppConfig } from '../../../config/index.js';
 import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
-import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
 import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
 import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
 import { PostEvents } from './post-events.js';
@@ -14,8 +13,6 @@ import { Publisher } from './publisher.js';
 /** The queue of post ids to publish: Bull's `publish` queue with Redis, in-process without. */
 export const PUBLISH_QUEUE = Symbol('PublishQueue');
 const SWEEP_BATCH = 50;
-
-const newClaimId = (): string => randomBytes(12).toString('hex');
 
 /**
  * The queue message of one claim: keyed by the post and its claim, so a message a dead worker
@@ -36,6 +33,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   private wake?: () => void;
   private loop?: Promise<void>;
   private sweeper?: NodeJS.Timeout;
+  private sweeping = false;
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -81,8 +79,10 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     await this.publisher.attempt(post);
   }
 
-  /** Takes over posts whose claim outlived the lease; forgets OAuth states long expired. */
+  /** Takes over posts whose claim outlived the lease; forgets OAuth states long expired. One sweep at a time. */
   async sweep(): Promise<number> {
+    if (this.sweeping) return 0;
+    this.sweeping = true;
     try {
       const abandoned = await this.posts.abandoned(this.ds.manager, this.config.publishing.leaseSeconds, SWEEP_BATCH);
       for (const post of abandoned) await this.takeOver(post);
@@ -91,6 +91,8 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     } catch (err) {
       this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
       return 0;
+    } finally {
+      this.sweeping = false;
     }
   }
 

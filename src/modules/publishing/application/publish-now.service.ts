@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, canonicalPlatform, isPlatformName, newId } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
 import { canPublish } from '../domain/compatibility.js';
-import type { ScheduledPost } from '../domain/scheduled-post.js';
+import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
 import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
 import { ConnectionsService } from './connections.service.js';
 import { PostEvents, toScheduledPostBody } from './post-events.js';
@@ -38,7 +37,9 @@ export class PublishNowService {
     if (post.status !== 'pending') throw AppError.invalidTransition(post.status, 'publish');
     await inTransaction(this.ds, (tx) => this.schedule.publishable(tx, workspaceId, post.contentId));
     await this.connections.connected(workspaceId, post.platformKey);
-    return this.run(workspaceId, postId);
+    const claimed = await this.posts.claimNow(this.ds.manager, workspaceId, postId, newClaimId());
+    if (!claimed) throw AppError.invalidTransition('publishing', 'publish');
+    return this.run(claimed);
   }
 
   /** Creates the item's post on the platform, or moves its pending one to now, and publishes it. */
@@ -53,23 +54,24 @@ export class PublishNowService {
       }
     });
     await this.connections.connected(workspaceId, platform);
-    const postId = await inTransaction(this.ds, async (tx) => {
+    // Created (or moved) and claimed in one transaction: the dispatcher never sees it pending.
+    const claimed = await inTransaction(this.ds, async (tx) => {
       const item = await this.schedule.publishable(tx, workspaceId, contentId);
       const open = await this.posts.findOpen(tx, workspaceId, contentId, platform);
       if (open?.status === 'publishing') throw AppError.invalidTransition('publishing', 'publish');
-      if (open) return (await this.posts.reschedule(tx, workspaceId, open.id, new Date()))!.id;
-      const [created] = await this.posts.insert(tx, [{ id: newId('sch'), workspaceId, contentId, characterId: item.characterId, platform: platformName, platformKey: platform, scheduledAt: new Date() }]);
-      return created.id;
+      const postId = open
+        ? open.id
+        : (await this.posts.insert(tx, [{ id: newId('sch'), workspaceId, contentId, characterId: item.characterId, platform: platformName, platformKey: platform, scheduledAt: new Date() }]))[0].id;
+      if (open) await this.posts.reschedule(tx, workspaceId, open.id, new Date());
+      return (await this.posts.claimNow(tx, workspaceId, postId, newClaimId()))!;
     }).catch((err: unknown) => {
       if (isUniqueViolation(err, 'scheduled_posts_one_pending')) throw AppError.invalidTransition('publishing', 'publish');
       throw err;
     });
-    return this.run(workspaceId, postId);
+    return this.run(claimed);
   }
 
-  private async run(workspaceId: string, postId: string): Promise<PublishOutcome> {
-    const claimed = await this.posts.claimNow(this.ds.manager, workspaceId, postId, randomBytes(12).toString('hex'));
-    if (!claimed) throw AppError.invalidTransition('publishing', 'publish');
+  private async run(claimed: ScheduledPost): Promise<PublishOutcome> {
     await this.events.changed(claimed);
     const post = await this.publisher.attempt(claimed);
     if (post.status === 'published' && post.remotePostId) {

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
-import { inTransaction } from '../../../platform/database/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { ContentFacade } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
@@ -37,6 +38,7 @@ export class Publisher {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly config: AppConfig,
     private readonly posts: ScheduledPostsRepository,
     private readonly content: ContentFacade,
     private readonly keeper: TokenKeeper,
@@ -56,13 +58,29 @@ export class Publisher {
     }
     const since = new Date();
     if (!(await this.posts.markCallStarted(this.ds.manager, post.id, claimId))) return this.current(post);
+    let result: PublishResult;
     try {
-      return await this.finish(post, claimId, published(await this.send(post, prepared)));
+      result = await this.whileHeld(post.id, claimId, () => this.send(post, prepared));
     } catch (err) {
       // Whatever broke after the mark (even a bug) may have come after the platform made the post.
       const failure = failureOf(err, 'unknown');
       if (failure.point === 'unknown') return this.reconcile(post, claimId, prepared, since);
       return this.decide(post, claimId, failure);
+    }
+    // The platform's answer is the truth from here on: recording it never turns into a failure.
+    return this.finish(post, claimId, published(result));
+  }
+
+  /** Renews the claim's lease while `work` runs, so the sweeper never takes over a live attempt. */
+  private async whileHeld<T>(postId: string, claimId: string, work: () => Promise<T>): Promise<T> {
+    const every = Math.max(1000, (this.config.publishing.leaseSeconds * 1000) / 3);
+    const timer = setInterval(() => {
+      this.posts.renewClaim(this.ds.manager, postId, claimId).catch((err: unknown) => this.logger.warn({ msg: 'claim not renewed', post_id: postId, err: String(err) }));
+    }, every);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
     }
   }
 
@@ -131,8 +149,10 @@ export class Publisher {
   /** Records the outcome with the content's publication in one transaction, then tells the sockets. */
   private async finish(post: ScheduledPost, claimId: string, result: AttemptResult): Promise<ScheduledPost> {
     const updated = await inTransaction(this.ds, async (tx) => {
-      const row = await this.posts.finishAttempt(tx, post.id, claimId, result);
-      if (row && result.status === 'published') await this.content.markPublished(tx, post.workspaceId, post.contentId, result.publishedAt);
+      let row = await this.posts.finishAttempt(tx, post.id, claimId, result);
+      // A success that arrives after a takeover gave up on it still wins over `unconfirmed`.
+      if (!row && result.status === 'published') row = await this.posts.publishedAfterAll(tx, post.id, result);
+      if (row && result.status === 'published') await this.markContentPublished(tx, post, result.publishedAt);
       return row;
     });
     if (!updated) {
@@ -143,6 +163,19 @@ export class Publisher {
     await this.events.changed(updated);
     if (result.status === 'published') await this.content.announce(post.workspaceId, post.contentId);
     return updated;
+  }
+
+  /**
+   * The item becomes published with its first post. An item moved on meanwhile (regenerated,
+   * rejected) keeps its status: the post is live all the same and is recorded as such.
+   */
+  private async markContentPublished(tx: Tx, post: ScheduledPost, at: Date): Promise<void> {
+    try {
+      await this.content.markPublished(tx, post.workspaceId, post.contentId, at);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'invalid_state_transition') throw err;
+      this.logger.warn({ msg: 'post published but its content had moved on; content status kept', post_id: post.id, content_id: post.contentId });
+    }
   }
 
   private async current(post: ScheduledPost): Promise<ScheduledPost> {

@@ -1,15 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
 import type { Platform } from '../../../core/index.js';
 import { needsRefresh, type Connection, type UsableConnection } from '../domain/connection.js';
 import { ConnectionsRepository } from '../infrastructure/connections.repository.js';
 import { PlatformClients } from './platform-clients.js';
 import { PublishFailure } from './ports/platform-client.js';
 
-/** How long one process may hold a connection's refresh, and how others wait for it. */
-const REFRESH_LEASE_MS = 30_000;
+/** How others wait for a connection's refresh; the lease outlasts one grant call (PUBLISH_TIMEOUT_MS). */
 const WAIT_STEP_MS = 100;
+const LEASE_MARGIN_MS = 5_000;
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,7 +28,12 @@ export class TokenKeeper {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly connections: ConnectionsRepository,
     private readonly clients: PlatformClients,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.leaseMs = config.publishing.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  private readonly leaseMs: number;
 
   /**
    * The connection, its token fresh. `rejected` names a token the platform just refused (401):
@@ -37,10 +43,15 @@ export class TokenKeeper {
     for (let waited = 0; ; waited += WAIT_STEP_MS) {
       const connection = await this.connections.find(this.ds.manager, workspaceId, platform);
       assertConnected(connection, platform);
+      if (connection.mode !== this.clients.mode(platform)) {
+        // Made in sandbox and now live (or the other way): its tokens mean nothing to this client.
+        await this.connections.setStatus(this.ds.manager, workspaceId, connection.id, 'needs_reauth');
+        throw new PublishFailure('token_expired', `The ${platform} connection was made in ${connection.mode} mode; connect again.`);
+      }
       const stale = rejected !== undefined ? connection.accessToken === rejected : needsRefresh(connection, new Date());
       if (!stale) return connection;
-      if (await this.connections.takeRefreshLease(this.ds.manager, connection.id, REFRESH_LEASE_MS)) return this.refresh(connection);
-      if (waited >= REFRESH_LEASE_MS) throw new PublishFailure('network_error', `The ${platform} token is being refreshed elsewhere; try again.`);
+      if (await this.connections.takeRefreshLease(this.ds.manager, workspaceId, connection.id, this.leaseMs)) return this.refresh(connection);
+      if (waited >= this.leaseMs) throw new PublishFailure('network_error', `The ${platform} token is being refreshed elsewhere; try again.`);
       await pause(WAIT_STEP_MS);
     }
   }
@@ -48,21 +59,24 @@ export class TokenKeeper {
   private async refresh(connection: Connection): Promise<UsableConnection> {
     const { id, platform, workspaceId } = connection;
     if (!connection.refreshToken) {
-      await this.connections.setStatus(this.ds.manager, id, 'needs_reauth');
+      await this.connections.setStatus(this.ds.manager, workspaceId, id, 'needs_reauth');
       throw new PublishFailure('token_expired', `The ${platform} token expired and the platform gave no way to renew it; connect again.`);
     }
     try {
       const tokens = await this.clients.get(platform).refresh(connection.refreshToken);
-      await this.connections.storeTokens(this.ds.manager, id, tokens);
+      await this.connections.storeTokens(this.ds.manager, workspaceId, id, tokens);
       this.logger.log({ msg: 'platform token refreshed', platform, workspace_id: workspaceId });
       return (await this.connections.find(this.ds.manager, workspaceId, platform)) as UsableConnection;
     } catch (err) {
       if (err instanceof PublishFailure && err.code === 'token_expired') {
-        await this.connections.setStatus(this.ds.manager, id, 'needs_reauth');
+        // Only if nobody renewed it meanwhile: a rotated refresh token is refused once it was used.
+        if (!(await this.connections.markNeedsReauthIfUnchanged(this.ds.manager, workspaceId, id, connection.updatedAt))) {
+          return (await this.connections.find(this.ds.manager, workspaceId, platform)) as UsableConnection;
+        }
         this.logger.warn({ msg: 'platform refused the refresh; connection needs reauth', platform, workspace_id: workspaceId });
         throw new PublishFailure('token_expired', `${platform} refused to renew the connection (${err.message}); connect again.`);
       }
-      await this.connections.releaseRefreshLease(this.ds.manager, id);
+      await this.connections.releaseRefreshLease(this.ds.manager, workspaceId, id);
       throw err;
     }
   }

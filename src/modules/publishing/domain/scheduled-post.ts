@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Platform } from '../../../core/index.js';
 
 export const POST_STATUSES = ['pending', 'publishing', 'published', 'failed', 'cancelled'] as const;
@@ -45,4 +46,9 @@ export function isPostStatus(value: unknown): value is PostStatus {
 /** A post can be rescheduled or cancelled only while it waits. */
 export function isEditable(post: Pick<ScheduledPost, 'status'>): boolean {
   return post.status === 'pending';
+}
+
+/** A fresh claim id: who holds a post in `publishing` (the dispatcher's batch, publish-now, a takeover). */
+export function newClaimId(): string {
+  return randomBytes(12).toString('hex');
 }

@@ -53,67 +53,95 @@ export class ConnectionsRepository {
        RETURNING id`,
       [c.id, c.workspaceId, c.platform, c.mode, c.accountId, c.accountName, JSON.stringify(c.scopes)],
     );
-    await this.storeTokens(tx, rows[0].id, c);
+    // A new connection's tokens replace the old ones outright, the refresh token included.
+    await tx.query(`UPDATE platform_connections SET refresh_token_enc = NULL WHERE id = $1`, [rows[0].id]);
+    await this.storeTokens(tx, c.workspaceId, rows[0].id, c);
     return (await this.find(tx, c.workspaceId, c.platform))!;
   }
 
   /** Stores refreshed tokens; a missing refresh token never replaces the stored one. */
-  async storeTokens(tx: Tx, id: string, grant: TokenGrant): Promise<void> {
+  async storeTokens(tx: Tx, workspaceId: string, id: string, grant: TokenGrant): Promise<void> {
     await tx.query(
       `UPDATE platform_connections SET access_token_enc = $2, refresh_token_enc = COALESCE($3, refresh_token_enc),
          expires_at = $4, scopes = CASE WHEN jsonb_array_length($5::jsonb) > 0 THEN $5::jsonb ELSE scopes END,
          status = 'connected', refresh_lease_until = NULL, updated_at = now()
-       WHERE id = $1`,
-      [id, this.cipher.encrypt(grant.accessToken, id), grant.refreshToken ? this.cipher.encrypt(grant.refreshToken, id) : null, grant.expiresAt, JSON.stringify(grant.scopes)],
+       WHERE id = $1 AND workspace_id = $6`,
+      [id, this.cipher.encrypt(grant.accessToken, id), grant.refreshToken ? this.cipher.encrypt(grant.refreshToken, id) : null, grant.expiresAt, JSON.stringify(grant.scopes), workspaceId],
     );
   }
 
-  async setStatus(tx: Tx, id: string, status: ConnectionStatus): Promise<void> {
-    await tx.query(`UPDATE platform_connections SET status = $2, refresh_lease_until = NULL, updated_at = now() WHERE id = $1`, [id, status]);
+  async setStatus(tx: Tx, workspaceId: string, id: string, status: ConnectionStatus): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET status = $3, refresh_lease_until = NULL, updated_at = now() WHERE id = $1 AND workspace_id = $2`, [id, workspaceId, status]);
   }
 
-  /** Forgets the tokens: the row stays as `disconnected` so the history keeps its account. */
-  async disconnect(tx: Tx, id: string): Promise<void> {
-    await tx.query(
-      `UPDATE platform_connections SET status = 'disconnected', access_token_enc = NULL, refresh_token_enc = NULL,
-         expires_at = NULL, default_board_id = NULL, refresh_lease_until = NULL, updated_at = now() WHERE id = $1`,
-      [id],
-    );
-  }
-
-  async setDefaultBoard(tx: Tx, id: string, boardId: string): Promise<void> {
-    await tx.query(`UPDATE platform_connections SET default_board_id = $2, updated_at = now() WHERE id = $1`, [id, boardId]);
-  }
-
-  /** Takes the right to refresh for `leaseMs`; false when another process holds it. */
-  async takeRefreshLease(tx: Tx, id: string, leaseMs: number): Promise<boolean> {
-    const rows = await changedRows<unknown>(tx, `UPDATE platform_connections SET refresh_lease_until = now() + ($2 || ' milliseconds')::interval
-       WHERE id = $1 AND (refresh_lease_until IS NULL OR refresh_lease_until < now()) RETURNING id`,
-      [id, String(leaseMs)],
+  /**
+   * `needs_reauth`, unless the row changed since `observed` (another process stored fresh tokens
+   * meanwhile); answers whether it was marked.
+   */
+  async markNeedsReauthIfUnchanged(tx: Tx, workspaceId: string, id: string, observed: Date): Promise<boolean> {
+    const rows = await changedRows<unknown>(tx,
+      `UPDATE platform_connections SET status = 'needs_reauth', refresh_lease_until = NULL, updated_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND updated_at < $3::timestamptz + interval '1 millisecond' RETURNING id`,
+      [id, workspaceId, observed],
     );
     return rows.length > 0;
   }
 
-  async releaseRefreshLease(tx: Tx, id: string): Promise<void> {
-    await tx.query(`UPDATE platform_connections SET refresh_lease_until = NULL WHERE id = $1`, [id]);
+  /** Forgets the tokens: the row stays as `disconnected` so the history keeps its account. */
+  async disconnect(tx: Tx, workspaceId: string, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE platform_connections SET status = 'disconnected', access_token_enc = NULL, refresh_token_enc = NULL,
+         expires_at = NULL, default_board_id = NULL, refresh_lease_until = NULL, updated_at = now() WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+  }
+
+  async setDefaultBoard(tx: Tx, workspaceId: string, id: string, boardId: string): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET default_board_id = $3, updated_at = now() WHERE id = $1 AND workspace_id = $2`, [id, workspaceId, boardId]);
+  }
+
+  /** Takes the right to refresh for `leaseMs`; false when another process holds it. */
+  async takeRefreshLease(tx: Tx, workspaceId: string, id: string, leaseMs: number): Promise<boolean> {
+    const rows = await changedRows<unknown>(tx, `UPDATE platform_connections SET refresh_lease_until = now() + ($3 || ' milliseconds')::interval
+       WHERE id = $1 AND workspace_id = $2 AND (refresh_lease_until IS NULL OR refresh_lease_until < now()) RETURNING id`,
+      [id, workspaceId, String(leaseMs)],
+    );
+    return rows.length > 0;
+  }
+
+  async releaseRefreshLease(tx: Tx, workspaceId: string, id: string): Promise<void> {
+    await tx.query(`UPDATE platform_connections SET refresh_lease_until = NULL WHERE id = $1 AND workspace_id = $2`, [id, workspaceId]);
   }
 
   private toConnection(r: ConnectionRow): Connection {
+    const tokens = this.open(r);
     return {
       id: r.id,
       workspaceId: r.workspace_id,
       platform: r.platform,
       mode: r.mode,
-      status: r.status,
+      status: tokens ? r.status : 'needs_reauth',
       accountId: r.account_id,
       accountName: r.account_name,
-      accessToken: r.access_token_enc ? this.cipher.decrypt(r.access_token_enc, r.id) : null,
-      refreshToken: r.refresh_token_enc ? this.cipher.decrypt(r.refresh_token_enc, r.id) : null,
+      accessToken: tokens?.access ?? null,
+      refreshToken: tokens?.refresh ?? null,
       expiresAt: r.expires_at ? new Date(r.expires_at) : null,
       scopes: r.scopes ?? [],
       defaultBoardId: r.default_board_id,
       connectedAt: r.connected_at ? new Date(r.connected_at) : null,
       updatedAt: new Date(r.updated_at),
     };
+  }
+
+  /** The row's tokens in the clear; null when they cannot be opened (TOKEN_ENCRYPTION_KEY changed): connect again. */
+  private open(r: ConnectionRow): { access: string | null; refresh: string | null } | null {
+    try {
+      return {
+        access: r.access_token_enc ? this.cipher.decrypt(r.access_token_enc, r.id) : null,
+        refresh: r.refresh_token_enc ? this.cipher.decrypt(r.refresh_token_enc, r.id) : null,
+      };
+    } catch {
+      return null;
+    }
   }
 }

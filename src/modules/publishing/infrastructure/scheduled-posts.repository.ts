@@ -210,6 +210,21 @@ export class ScheduledPostsRepository {
     return rows.length > 0;
   }
 
+  /** Keeps a claim's lease alive while its attempt runs. */
+  async renewClaim(tx: Tx, id: string, claimId: string): Promise<void> {
+    await tx.query(`UPDATE scheduled_posts SET claimed_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing'`, [id, claimId]);
+  }
+
+  /** A success that arrived after the post was given up as `unconfirmed`: the platform's answer wins. */
+  async publishedAfterAll(tx: Tx, id: string, result: Extract<AttemptResult, { status: 'published' }>): Promise<ScheduledPost | null> {
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET status = 'published', published_at = $2, remote_post_id = $3, remote_url = $4,
+         media_urls = $5::jsonb, error_code = NULL, error_message = NULL, updated_at = now()
+       WHERE id = $1 AND status = 'failed' AND error_code = 'unconfirmed' RETURNING ${COLUMNS}`,
+      [id, result.publishedAt, result.remotePostId, result.remoteUrl, JSON.stringify(result.mediaUrls)],
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
   /** Records how the attempt under `claimId` ended; null when the claim is no longer ours. */
   async finishAttempt(tx: Tx, id: string, claimId: string, result: AttemptResult): Promise<ScheduledPost | null> {
     const params: unknown[] = [id, claimId];

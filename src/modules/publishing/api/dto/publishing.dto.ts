@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, Validate } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, Validate } from 'class-validator';
 import { AppError, PLATFORM_NAMES } from '../../../../core/index.js';
 import { IsTimestamp, PageQueryDto, Trim } from '../../../../platform/http/index.js';
 import { POST_STATUSES, type PostStatus } from '../../domain/scheduled-post.js';
@@ -15,22 +15,21 @@ export class AuthUrlQueryDto {
   redirect!: string;
 }
 
-export class CallbackQueryDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4096)
-  code?: string;
-
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(512)
-  state?: string;
-
-  @ApiPropertyOptional({ description: 'Set by the platform when the user declined.' }) @IsOptional() @IsString() @MaxLength(512)
-  error?: string;
-
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048)
-  error_description?: string;
-
-  /** Google sends the granted scopes back; accepted and ignored. */
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4096)
-  scope?: string;
+/**
+ * The parameters of an OAuth callback that matter. Platforms add their own (Google `authuser`,
+ * `prompt`, `hd`; TikTok `scopes`; Facebook `error_code`, `error_reason`), so unknown ones are
+ * ignored here rather than refused like everywhere else.
+ */
+export function toCallbackParams(query: Record<string, unknown>): { code?: string; state?: string; error?: string } {
+  const pick = (field: string, max: number): string | undefined => {
+    const value = query[field];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.length > max) {
+      throw new AppError('validation_failed', `${field} must be a string of at most ${max} characters.`, [{ field, message: `must be a string of at most ${max} characters` }]);
+    }
+    return value;
+  };
+  return { code: pick('code', 4096), state: pick('state', 512), error: pick('error', 512) };
 }
 
 export class SandboxConsentQueryDto {

@@ -150,7 +150,9 @@ export function consentUrl(base: string, params: Record<string, string>, codeCha
 /** One call to a token endpoint, answering its body; a refusal goes through `tokenGrantFailure`. */
 export async function grantCall<T>(http: PlatformHttp, url: string, call: PlatformCall): Promise<T> {
   try {
-    return (await http.call<T>(url, call)).data;
+    // Sent once: codes are single-use and refresh tokens rotate, so a retry after a lost answer
+    // would only be refused and could make a good connection look revoked.
+    return (await http.call<T>(url, { ...call, retries: 0 })).data;
   } catch (err) {
     throw tokenGrantFailure(err, http.label);
   }
