@@ -239,6 +239,35 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     expect(workers.map(published)).toEqual([true, true]);
   }, 90_000);
 
+  it('a send slower than the lease keeps its claim, and its success is recorded even though the content was rejected meanwhile', async () => {
+    // One Pin that answers after 4 s: longer than the 3 s lease, within the 5 s call budget of platformEnv.
+    // The item is rejected while it is being sent.
+    const respond = fake.respond.bind(fake);
+    let answered = false;
+    fake.respond = (res, status, body) => void setTimeout(() => { answered = true; respond(res, status, body); }, 4_000);
+    const reconciliations = () => fake.requestsTo(`/v5/boards/${BOARD_ID}/pins`, 'GET').length;
+    const before = reconciliations();
+    try {
+      const seeded = await seedDuePosts(db, sourceItemId, 'lease', 1);
+      const [{ content_id: contentId, character_id: characterId }] = (await db.query<{ content_id: string; character_id: string }>(
+        'SELECT content_id, character_id FROM scheduled_posts WHERE id = $1', [seeded.postIds[0]])).rows;
+      await waitFor(async () => fake.posts.some((p) => markerOf(p.text) === 'lease#0'), 20_000, 'the Pin to be made');
+      const rejected = await api(server).post(`/characters/${characterId}/content/${contentId}/reject`).set(user.auth).send({ reason: 'changed my mind' });
+      expect(rejected.status).toBe(200);
+      const counts = await waitSettled(db, seeded.postIds, 30_000);
+      expect(answered).toBe(true);
+      expect(counts).toEqual({ published: 1 });
+      const [row] = await postRows(db, seeded.postIds);
+      expect(row.remote_post_id).toBe(fake.posts.find((p) => markerOf(p.text) === 'lease#0')!.id);
+      // Nobody took the claim over: no reconciliation was needed.
+      expect(reconciliations()).toBe(before);
+      const item = await api(server).get(`/content/${contentId}`).set(user.auth);
+      expect(item.body.item.status).toBe('rejected');
+    } finally {
+      fake.respond = respond;
+    }
+  }, 60_000);
+
   it('posts queued behind a slow platform longer than the lease are not taken over from the live workers', async () => {
     // Pinterest answering in 400 ms: 32 attempts at a time make a backlog of several seconds, longer than the lease.
     const count = 400;
