@@ -5,29 +5,22 @@ import type { LedgerEntry } from '../domain/credits.js';
 import type { CreditLedgerRepository } from '../infrastructure/credit-ledger.repository.js';
 import { BillingFacade } from './billing.facade.js';
 
-/** An in-memory ledger with the repository's contract: a subtraction that cannot go below zero. */
+/** An in-memory ledger with the repository's contract: a debit that cannot go below zero, recorded with its entry. */
 class FakeLedger {
   readonly entries: Array<Omit<LedgerEntry, 'id' | 'createdAt'>> = [];
   constructor(readonly balances: Map<string, number>) {}
 
-  async subtractIfCovered(_tx: Tx, id: string, amount: number) {
-    const b = this.balances.get(id);
-    if (b === undefined || b < amount) return null;
-    this.balances.set(id, b - amount);
-    return b - amount;
-  }
-  async add(_tx: Tx, id: string, amount: number) {
-    const b = this.balances.get(id);
-    if (b === undefined) return null;
-    this.balances.set(id, b + amount);
-    return b + amount;
+  /** Moves the balance and appends the entry together; a covered-only move that is not covered moves nothing. */
+  async move(_tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>, requireCover: boolean): Promise<LedgerEntry | null> {
+    const b = this.balances.get(e.workspaceId);
+    if (b === undefined || (requireCover && b + e.amount < 0)) return null;
+    this.balances.set(e.workspaceId, b + e.amount);
+    const entry = { ...e, balanceAfter: b + e.amount };
+    this.entries.push(entry);
+    return { ...entry, id: `led_${this.entries.length}`, createdAt: new Date(0) };
   }
   async balance(id: string) {
     return this.balances.get(id) ?? null;
-  }
-  async append(_tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt'>): Promise<LedgerEntry> {
-    this.entries.push(e);
-    return { ...e, id: `led_${this.entries.length}`, createdAt: new Date(0) };
   }
 }
 

@@ -20,21 +20,21 @@ export class BillingFacade {
   /** Takes credits or throws `insufficient_credits` (nothing taken); `not_found` for an unknown workspace. */
   async debit(tx: Tx, change: CreditChange): Promise<CreditMovement> {
     assertCreditAmount(change.amount);
-    const balance = await this.ledger.subtractIfCovered(tx, change.workspaceId, change.amount);
-    if (balance === null) {
+    const entry = await this.ledger.move(tx, this.movement(change, -change.amount), true);
+    if (!entry) {
       const current = await this.ledger.balance(change.workspaceId, tx);
       if (current === null) throw AppError.notFound('Workspace');
       throw insufficientCredits(change.amount, current);
     }
-    return { balance, entry: await this.record(tx, change, -change.amount, balance) };
+    return { balance: entry.balanceAfter, entry };
   }
 
   /** Adds credits: grants, refunds, payouts. */
   async credit(tx: Tx, change: CreditChange): Promise<CreditMovement> {
     assertCreditAmount(change.amount);
-    const balance = await this.ledger.add(tx, change.workspaceId, change.amount);
-    if (balance === null) throw AppError.notFound('Workspace');
-    return { balance, entry: await this.record(tx, change, change.amount, balance) };
+    const entry = await this.ledger.move(tx, this.movement(change, change.amount), false);
+    if (!entry) throw AppError.notFound('Workspace');
+    return { balance: entry.balanceAfter, entry };
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number> {
@@ -43,14 +43,7 @@ export class BillingFacade {
     return balance;
   }
 
-  private record(tx: Tx, change: CreditChange, amount: number, balanceAfter: number): Promise<LedgerEntry> {
-    return this.ledger.append(tx, {
-      workspaceId: change.workspaceId,
-      amount,
-      balanceAfter,
-      reason: change.reason,
-      refType: change.refType ?? null,
-      refId: change.refId ?? null,
-    });
+  private movement(change: CreditChange, amount: number): Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'> {
+    return { workspaceId: change.workspaceId, amount, reason: change.reason, refType: change.refType ?? null, refId: change.refId ?? null };
   }
 }

@@ -24,29 +24,25 @@ export class CreditLedgerRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Takes `amount` only if the balance covers it, in one conditional update: under any concurrency
-   * the balance cannot go below zero. Answers the new balance, or null when nothing was taken.
+   * Moves the balance by `amount` (negative: a debit) and appends its ledger row, in one statement:
+   * the workspace row stays locked for one round trip less, which is what concurrent paid actions
+   * of one workspace queue on. With `requireCover`, the update only happens if the balance covers
+   * the debit (a conditional update: under any concurrency the balance never goes below zero).
+   * Answers the ledger row, or null when nothing moved (not covered, or no such workspace).
    */
-  async subtractIfCovered(tx: Tx, workspaceId: string, amount: number): Promise<number | null> {
-    // The postgres driver answers an UPDATE with [rows, rowCount].
-    const [rows]: [Array<{ credits_balance: number }>, number] = await tx.query(
-      `UPDATE workspaces SET credits_balance = credits_balance - $1, updated_at = now()
-       WHERE id = $2 AND credits_balance >= $1
-       RETURNING credits_balance`,
-      [amount, workspaceId],
+  async move(tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>, requireCover: boolean): Promise<LedgerEntry | null> {
+    // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
+    const rows: LedgerRow[] = await tx.query(
+      `WITH moved AS (
+         UPDATE workspaces SET credits_balance = credits_balance + $3, updated_at = now()
+         WHERE id = $2 AND (NOT $7::boolean OR credits_balance + $3 >= 0)
+         RETURNING credits_balance)
+       INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
+       SELECT $1, $2, $3, credits_balance, $4, $5, $6, clock_timestamp() FROM moved
+       RETURNING ${LEDGER_COLUMNS}`,
+      [newId('led'), e.workspaceId, e.amount, e.reason, e.refType, e.refId, requireCover],
     );
-    return rows[0]?.credits_balance ?? null;
-  }
-
-  /** Adds `amount`; null when the workspace does not exist. */
-  async add(tx: Tx, workspaceId: string, amount: number): Promise<number | null> {
-    const [rows]: [Array<{ credits_balance: number }>, number] = await tx.query(
-      `UPDATE workspaces SET credits_balance = credits_balance + $1, updated_at = now()
-       WHERE id = $2
-       RETURNING credits_balance`,
-      [amount, workspaceId],
-    );
-    return rows[0]?.credits_balance ?? null;
+    return rows[0] ? toEntry(rows[0]) : null;
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number | null> {
@@ -55,17 +51,6 @@ export class CreditLedgerRepository {
       [workspaceId],
     );
     return rows[0]?.credits_balance ?? null;
-  }
-
-  async append(tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt'>): Promise<LedgerEntry> {
-    // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
-    const rows: LedgerRow[] = await tx.query(
-      `INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp())
-       RETURNING ${LEDGER_COLUMNS}`,
-      [newId('led'), e.workspaceId, e.amount, e.balanceAfter, e.reason, e.refType, e.refId],
-    );
-    return toEntry(rows[0]);
   }
 
   /** Newest first. */
