@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { INSTAGRAM_PATHS, startInstagramFake, type InstagramFake } from '../../../../../test/fakes/platforms/instagram.js';
 import type { RecordedRequest } from '../../../../../test/fakes/platforms/fake-platform.js';
-import {
-  PublishFailure,
-  type ConnectedAccount,
-  type PlatformClientOptions,
-  type PublishMedia,
-  type PublishRequest,
-  type ReconcileQuery,
-} from '../../application/ports/platform-client.js';
+import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
 import { InstagramClient } from './instagram-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, reconcileQueryFor } from './spec-fixtures.js';
 
 const IG = '17841400008460056';
 const REDIRECT = 'https://app.example.com/connections/instagram/callback';
@@ -17,47 +11,19 @@ const CAPTION = 'Tomatoes on the balcony at golden hour 🍅 #gardening #balcony
 let fake: InstagramFake;
 let connected: ConnectedAccount;
 
-function options(over: Partial<PlatformClientOptions> = {}): PlatformClientOptions {
-  return {
-    clientId: 'instagram-client',
-    clientSecret: 'instagram-secret',
-    apiUrl: fake.url + INSTAGRAM_PATHS.apiUrl,
-    authorizeUrl: fake.url + INSTAGRAM_PATHS.authorizeUrl,
-    tokenUrl: fake.url + INSTAGRAM_PATHS.tokenUrl,
-    uploadUrl: fake.url + INSTAGRAM_PATHS.uploadUrl,
-    timeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    ...over,
-  };
-}
+const client = (over: Partial<PlatformClientOptions> = {}) => new InstagramClient(fakeClientOptions(fake, INSTAGRAM_PATHS, over));
 
-const client = (over: Partial<PlatformClientOptions> = {}) => new InstagramClient(options(over));
-
-/** Follows the consent redirect as a browser would and returns the code it carries. */
-async function consent(c = client(), redirectUri = REDIRECT): Promise<string> {
-  const res = await fetch(c.authorizeUrl({ state: 'st_1', redirectUri }), { redirect: 'manual' });
-  expect(res.status).toBe(302);
-  return new URL(res.headers.get('location')!).searchParams.get('code')!;
-}
+/** The code the consent page of `c` redirects back with. */
+const consent = (c = client()) => consentCode(c.authorizeUrl({ state: 'st_1', redirectUri: REDIRECT }));
 
 async function connect(): Promise<ConnectedAccount> {
   const c = client();
   return c.exchangeCode({ code: await consent(c), redirectUri: REDIRECT });
 }
 
-const image = (n = 1): PublishMedia => ({
-  url: `https://cdn.example.com/media/tomato-${n}.jpg`,
-  contentType: 'image/jpeg',
-  kind: 'image',
-  read: () => Promise.reject(new Error('Instagram pulls media by URL')),
-});
-const video = (n = 1): PublishMedia => ({
-  url: `https://cdn.example.com/media/clip-${n}.mp4`,
-  contentType: 'video/mp4',
-  kind: 'video',
-  read: () => Promise.reject(new Error('Instagram pulls media by URL')),
-});
+/** Instagram pulls the media by URL. */
+const image = (n = 1): PublishMedia => mediaAt('image', `https://cdn.example.com/media/tomato-${n}.jpg`);
+const video = (n = 1): PublishMedia => mediaAt('video', `https://cdn.example.com/media/clip-${n}.mp4`);
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -72,30 +38,9 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
   };
 }
 
-function reconcileQuery(over: Partial<ReconcileQuery> = {}): ReconcileQuery {
-  return {
-    accessToken: connected.accessToken,
-    contentType: 'single',
-    account: connected.account,
-    text: CAPTION,
-    title: 'Tomatoes',
-    since: new Date(Date.now() - 5_000),
-    knownRemoteIds: new Set(),
-    ...over,
-  };
-}
+/** Reconcile after the default `request()` went unanswered. */
+const reconcileQuery = (over: Partial<ReconcileQuery> = {}): ReconcileQuery => reconcileQueryFor(request(), over);
 
-async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PublishFailure);
-    return err as PublishFailure;
-  }
-  throw new Error('expected a PublishFailure');
-}
-
-const form = (r: RecordedRequest) => Object.fromEntries(new URLSearchParams(r.body.toString()));
 const route = (r: RecordedRequest) => `${r.method} ${r.path}`;
 const containerCreates = () => fake.requestsTo(`/v21.0/${IG}/media`, 'POST');
 const publishCalls = () => fake.requestsTo(`/v21.0/${IG}/media_publish`, 'POST');
@@ -218,11 +163,11 @@ describe('InstagramClient: publish', () => {
       expect.stringMatching(/^GET \/v21\.0\/\d+$/),
     ]);
     const [create, status, publish, lookup] = fake.requests;
-    expect(form(create)).toEqual({ image_url: 'https://cdn.example.com/media/tomato-1.jpg', caption: CAPTION });
+    expect(formOf(create)).toEqual({ image_url: 'https://cdn.example.com/media/tomato-1.jpg', caption: CAPTION });
     expect(create.headers.authorization).toBe(`Bearer ${connected.accessToken}`);
     const containerId = status.path.split('/').pop();
     expect(status.query.get('fields')).toBe('status_code,status');
-    expect(form(publish)).toEqual({ creation_id: containerId });
+    expect(formOf(publish)).toEqual({ creation_id: containerId });
     expect(lookup.query.get('fields')).toBe('permalink,media_url,children{media_url}');
 
     expect(fake.posts).toHaveLength(1);
@@ -246,7 +191,7 @@ describe('InstagramClient: publish', () => {
 
   it.each(['reel', 'video', 'short'])('publishes a %s as REELS with the video URL and caption', async (contentType) => {
     const result = await client().publish(request({ contentType, media: [video()] }));
-    expect(containerCreates().map(form)).toEqual([{ media_type: 'REELS', video_url: 'https://cdn.example.com/media/clip-1.mp4', caption: CAPTION }]);
+    expect(containerCreates().map(formOf)).toEqual([{ media_type: 'REELS', video_url: 'https://cdn.example.com/media/clip-1.mp4', caption: CAPTION }]);
     expect(fake.posts).toHaveLength(1);
     expect(fake.posts[0]).toMatchObject({ text: CAPTION, mediaUrls: ['https://cdn.example.com/media/clip-1.mp4'], extra: { media_type: 'REELS' } });
     expect(result.remoteUrl).toMatch(/^https:\/\/www\.instagram\.com\/reel\//);
@@ -258,7 +203,7 @@ describe('InstagramClient: publish', () => {
     ['video', video(), { media_type: 'STORIES', video_url: 'https://cdn.example.com/media/clip-1.mp4' }],
   ] as const)('publishes a story from an %s, without a caption', async (_kind, media, expected) => {
     const result = await client().publish(request({ contentType: 'story', media: [media] }));
-    expect(containerCreates().map(form)).toEqual([expected]);
+    expect(containerCreates().map(formOf)).toEqual([expected]);
     expect(publishCalls()).toHaveLength(1);
     expect(fake.posts).toHaveLength(1);
     expect(fake.posts[0]).toMatchObject({ text: '', mediaUrls: [media.url], extra: { media_type: 'STORIES' } });
@@ -270,13 +215,13 @@ describe('InstagramClient: publish', () => {
     const result = await client().publish(request({ contentType: 'carousel', media }));
 
     const creates = containerCreates();
-    expect(creates.map(form).slice(0, 3)).toEqual([
+    expect(creates.map(formOf).slice(0, 3)).toEqual([
       { image_url: media[0].url, is_carousel_item: 'true' },
       { media_type: 'VIDEO', video_url: media[1].url, is_carousel_item: 'true' },
       { image_url: media[2].url, is_carousel_item: 'true' },
     ]);
     const childIds = [...fake.containers.values()].filter((c) => c.isCarouselItem).map((c) => c.id);
-    expect(form(creates[3])).toEqual({ media_type: 'CAROUSEL', caption: CAPTION, children: childIds.join(',') });
+    expect(formOf(creates[3])).toEqual({ media_type: 'CAROUSEL', caption: CAPTION, children: childIds.join(',') });
     // Every child is read until finished before the parent names it.
     const statusPaths = fake.requests.filter((r) => r.query.get('fields') === 'status_code,status').map((r) => r.path.split('/').pop());
     expect(statusPaths.slice(0, 3)).toEqual(childIds);

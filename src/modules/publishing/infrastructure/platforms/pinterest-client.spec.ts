@@ -1,43 +1,26 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PINTEREST_PATHS, startPinterestFake, type PinterestFake } from '../../../../../test/fakes/platforms/pinterest.js';
-import { PublishFailure, type ConnectedAccount, type PlatformClientOptions, type PublishMedia, type PublishRequest, type ReconcileQuery } from '../../application/ports/platform-client.js';
+import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest } from '../../application/ports/platform-client.js';
 import { clip, PinterestClient } from './pinterest-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, reconcileQueryFor } from './spec-fixtures.js';
 
 const REDIRECT = 'https://app.example.com/oauth/pinterest/callback';
 const BASIC = `Basic ${Buffer.from('pinterest-client:pinterest-secret').toString('base64')}`;
 let fake: PinterestFake;
 let connected: ConnectedAccount;
 
-function options(over: Partial<PlatformClientOptions> = {}): PlatformClientOptions {
-  return {
-    clientId: 'pinterest-client',
-    clientSecret: 'pinterest-secret',
-    apiUrl: fake.url + PINTEREST_PATHS.apiUrl,
-    authorizeUrl: fake.url + PINTEREST_PATHS.authorizeUrl,
-    tokenUrl: fake.url + PINTEREST_PATHS.tokenUrl,
-    uploadUrl: fake.url + PINTEREST_PATHS.uploadUrl,
-    timeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 500,
-    ...over,
-  };
-}
-
-const client = (over: Partial<PlatformClientOptions> = {}) => new PinterestClient(options(over));
+const client = (over: Partial<PlatformClientOptions> = {}) => new PinterestClient(fakeClientOptions(fake, PINTEREST_PATHS, over));
 
 async function connect(): Promise<ConnectedAccount> {
-  const res = await fetch(client().authorizeUrl({ state: 's1', redirectUri: REDIRECT }), { redirect: 'manual' });
-  expect(res.status).toBe(302);
-  const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+  const code = await consentCode(client().authorizeUrl({ state: 's1', redirectUri: REDIRECT }));
   return client().exchangeCode({ code, redirectUri: REDIRECT });
 }
 
-function image(n: number): PublishMedia {
-  return { url: `https://cdn.example.com/p/${n}.jpg`, contentType: 'image/jpeg', kind: 'image', read: () => Promise.reject(new Error('Pinterest pulls by URL')) };
-}
+/** Pinterest pulls the images by URL. */
+const image = (n: number): PublishMedia => mediaAt('image', `https://cdn.example.com/p/${n}.jpg`);
 
-const video: PublishMedia = { url: 'https://cdn.example.com/v.mp4', contentType: 'video/mp4', kind: 'video', read: () => Promise.resolve(Buffer.from('v')) };
+const video = mediaAt('video', 'https://cdn.example.com/v.mp4');
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -51,15 +34,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     boardId: '1001',
     ...over,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PublishFailure);
-  return err as PublishFailure;
 }
 
 const pinCalls = () => fake.requestsTo('/v5/pins', 'POST');
@@ -94,13 +68,12 @@ describe('PinterestClient OAuth', () => {
     expect(account.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 2_500_000_000);
     const [grant] = fake.requestsTo('/v5/oauth/token', 'POST');
     expect(grant.headers.authorization).toBe(BASIC);
-    expect(Object.fromEntries(new URLSearchParams(grant.body.toString()))).toEqual({ grant_type: 'authorization_code', code: expect.stringMatching(/^code_/), redirect_uri: REDIRECT });
+    expect(formOf(grant)).toEqual({ grant_type: 'authorization_code', code: expect.stringMatching(/^code_/), redirect_uri: REDIRECT });
     expect(fake.requestsTo('/v5/user_account', 'GET')[0].headers.authorization).toBe(`Bearer ${account.accessToken}`);
   });
 
   it('refuses a used code as token_expired', async () => {
-    const res = await fetch(client().authorizeUrl({ state: 's', redirectUri: REDIRECT }), { redirect: 'manual' });
-    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const code = await consentCode(client().authorizeUrl({ state: 's', redirectUri: REDIRECT }));
     await client().exchangeCode({ code, redirectUri: REDIRECT });
     expect((await failure(client().exchangeCode({ code, redirectUri: REDIRECT }))).code).toBe('token_expired');
   });
@@ -112,7 +85,7 @@ describe('PinterestClient OAuth', () => {
     expect(renewed.refreshToken).toMatch(/^rt_/);
     const grant = fake.requestsTo('/v5/oauth/token', 'POST').at(-1)!;
     expect(grant.headers.authorization).toBe(BASIC);
-    expect(Object.fromEntries(new URLSearchParams(grant.body.toString()))).toEqual({ grant_type: 'refresh_token', refresh_token: first.refreshToken });
+    expect(formOf(grant)).toEqual({ grant_type: 'refresh_token', refresh_token: first.refreshToken });
     fake.refuseRefresh = true;
     expect((await failure(client().refresh(renewed.refreshToken!))).code).toBe('token_expired');
   });
@@ -271,24 +244,12 @@ describe('PinterestClient publish', () => {
 });
 
 describe('PinterestClient reconcile', () => {
-  const query = (req: PublishRequest, over: Partial<ReconcileQuery> = {}): ReconcileQuery => ({
-    accessToken: connected.accessToken,
-    contentType: req.contentType,
-    account: connected.account,
-    text: req.text,
-    title: req.title,
-    since: new Date(Date.now() - 5_000),
-    boardId: req.boardId,
-    knownRemoteIds: new Set<string>(),
-    ...over,
-  });
-
   it('finds a Pin whose reply was lost by its description and title', async () => {
     const req = request({ contentType: 'carousel', media: [image(1), image(2)] });
     fake.setMode({ kind: 'lose_reply', times: 1 });
     await failure(client().publish(req));
     const [post] = fake.posts;
-    expect(await client().reconcile(query(req))).toEqual({ remotePostId: post.id, remoteUrl: `https://www.pinterest.com/pin/${post.id}/`, mediaUrls: post.mediaUrls });
+    expect(await client().reconcile(reconcileQueryFor(req))).toEqual({ remotePostId: post.id, remoteUrl: `https://www.pinterest.com/pin/${post.id}/`, mediaUrls: post.mediaUrls });
     expect(fake.requestsTo('/v5/boards/1001/pins', 'GET')[0].query.get('page_size')).toBe('100');
   });
 
@@ -299,39 +260,39 @@ describe('PinterestClient reconcile', () => {
     const lost = fake.posts[0];
     fake.setMode({ kind: 'ok' });
     for (let i = 0; i < 150; i++) await client().publish(request({ text: `Newer pin ${i} ${randomBytes(3).toString('hex')}` }));
-    expect((await client().reconcile(query(req)))?.remotePostId).toBe(lost.id);
+    expect((await client().reconcile(reconcileQueryFor(req)))?.remotePostId).toBe(lost.id);
     const pages = fake.requestsTo('/v5/boards/1001/pins', 'GET');
     expect(pages).toHaveLength(2);
     expect(pages[1].query.get('bookmark')).toBe('100');
     fake.requests.length = 0;
-    expect(await client().reconcile(query(request({ text: 'never posted' }), { since: new Date(Date.now() + 3_600_000) }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(request({ text: 'never posted' }), { since: new Date(Date.now() + 3_600_000) }))).toBeNull();
     expect(fake.requestsTo('/v5/boards/1001/pins', 'GET')).toHaveLength(1);
   });
 
   it('finds a Pin with a clipped description', async () => {
     const req = request({ text: `${'Long caption about peppers. '.repeat(40)}${randomBytes(3).toString('hex')}` });
     const result = await client().publish(req);
-    expect((await client().reconcile(query(req)))?.remotePostId).toBe(result.remotePostId);
+    expect((await client().reconcile(reconcileQueryFor(req)))?.remotePostId).toBe(result.remotePostId);
   });
 
   it('answers null when no Pin matches the text or the title', async () => {
     const req = request();
     await client().publish(req);
-    expect(await client().reconcile(query(req, { text: 'never pinned' }))).toBeNull();
-    expect(await client().reconcile(query(req, { title: 'Another title' }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { text: 'never pinned' }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { title: 'Another title' }))).toBeNull();
   });
 
   it('never matches a Pin already recorded, nor one older than `since`', async () => {
     const req = request();
     const result = await client().publish(req);
-    expect(await client().reconcile(query(req, { knownRemoteIds: new Set([result.remotePostId]) }))).toBeNull();
-    expect(await client().reconcile(query(req, { since: new Date(Date.now() + 120_000) }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { knownRemoteIds: new Set([result.remotePostId]) }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { since: new Date(Date.now() + 120_000) }))).toBeNull();
   });
 
   it('answers null without a board or when the board is gone', async () => {
     const req = request();
-    expect(await client().reconcile(query(req, { boardId: null }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { boardId: null }))).toBeNull();
     expect(fake.requests).toHaveLength(0);
-    expect(await client().reconcile(query(req, { boardId: '4242' }))).toBeNull();
+    expect(await client().reconcile(reconcileQueryFor(req, { boardId: '4242' }))).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startTikTokFake, TIKTOK_PATHS, type TikTokFake } from '../../../../../test/fakes/platforms/tiktok.js';
-import { PublishFailure, type PlatformClient, type PlatformClientOptions, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
+import type { PlatformClient, PlatformClientOptions, PublishMedia, PublishRequest } from '../../application/ports/platform-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce } from './spec-fixtures.js';
 import { TikTokClient } from './tiktok-client.js';
 
 const ACCOUNT = '-000fakeOpenId';
@@ -19,24 +19,10 @@ beforeEach(() => {
   token = fake.issueTokens(ACCOUNT, ['user.info.basic', 'video.publish']).accessToken;
 });
 
-function client(over: Partial<PlatformClientOptions> = {}): TikTokClient {
-  return new TikTokClient({
-    clientId: 'tiktok-client',
-    clientSecret: 'tiktok-secret',
-    apiUrl: fake.url + TIKTOK_PATHS.apiUrl,
-    authorizeUrl: fake.url + TIKTOK_PATHS.authorizeUrl,
-    tokenUrl: fake.url + TIKTOK_PATHS.tokenUrl,
-    uploadUrl: fake.url + TIKTOK_PATHS.uploadUrl,
-    timeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    ...over,
-  });
-}
+const client = (over: Partial<PlatformClientOptions> = {}) => new TikTokClient(fakeClientOptions(fake, TIKTOK_PATHS, over));
 
-function media(kind: 'image' | 'video' = 'video', url = VIDEO_URL): PublishMedia {
-  return { url, kind, contentType: kind === 'video' ? 'video/mp4' : 'image/jpeg', read: () => Promise.resolve(Buffer.from('bytes')) };
-}
+/** TikTok pulls the video from its URL. */
+const media = (kind: PublishMedia['kind'] = 'video', url = VIDEO_URL): PublishMedia => mediaAt(kind, url);
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -49,15 +35,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     media: [media()],
     ...over,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
-  const err = await promise.then(
-    () => new Error('expected a failure'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PublishFailure);
-  return err as PublishFailure;
 }
 
 const bodyOf = (path: string) => fake.requestsTo(path, 'POST').map((r) => JSON.parse(r.body.toString()));
@@ -81,10 +58,8 @@ describe('TikTokClient OAuth', () => {
   });
 
   it('exchanges the code with the PKCE verifier and looks up the account', async () => {
-    const verifier = 'verifier-0123456789-0123456789-0123456789-abc';
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const consent = await fetch(client().authorizeUrl({ state: 'st_2', redirectUri: REDIRECT, codeChallenge: challenge }), { redirect: 'manual' });
-    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    const { verifier, challenge } = pkce('verifier-0123456789-0123456789-0123456789-abc');
+    const code = await consentCode(client().authorizeUrl({ state: 'st_2', redirectUri: REDIRECT, codeChallenge: challenge }));
 
     const connected = await client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: verifier });
 
@@ -93,8 +68,7 @@ describe('TikTokClient OAuth', () => {
     expect(connected.refreshToken).toMatch(/^rt_/);
     expect(connected.scopes).toEqual(['user.info.basic', 'video.publish']);
     expect(connected.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 86_000_000);
-    const form = new URLSearchParams(fake.requestsTo('/v2/oauth/token/', 'POST')[0].body.toString());
-    expect(Object.fromEntries(form)).toEqual({
+    expect(formOf(fake.requestsTo('/v2/oauth/token/', 'POST')[0])).toEqual({
       client_key: 'tiktok-client',
       client_secret: 'tiktok-secret',
       code,
@@ -108,7 +82,7 @@ describe('TikTokClient OAuth', () => {
   });
 
   it('turns a grant refused in a 200 answer (wrong verifier) into token_expired', async () => {
-    const code = fake.issueCode(REDIRECT, createHash('sha256').update('right-verifier').digest('base64url'));
+    const code = fake.issueCode(REDIRECT, pkce('right-verifier').challenge);
     const err = await failure(client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: 'wrong-verifier' }));
     expect(err.code).toBe('token_expired');
     expect(err.message).toContain('invalid_grant');
@@ -135,8 +109,7 @@ describe('TikTokClient OAuth', () => {
     await client().revoke({ accessToken: token, refreshToken: null });
     expect(fake.revoked).toEqual([token]);
     expect(fake.tokens.has(token)).toBe(false);
-    const form = new URLSearchParams(fake.requestsTo('/v2/oauth/revoke/', 'POST')[0].body.toString());
-    expect(Object.fromEntries(form)).toEqual({ client_key: 'tiktok-client', client_secret: 'tiktok-secret', token });
+    expect(formOf(fake.requestsTo('/v2/oauth/revoke/', 'POST')[0])).toEqual({ client_key: 'tiktok-client', client_secret: 'tiktok-secret', token });
 
     await expect(client({ clientSecret: 'wrong' }).revoke({ accessToken: 'at_x', refreshToken: null })).resolves.toBeUndefined();
   });

@@ -1,54 +1,27 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { parseMultipart, startXFake, X_PATHS, type XFake } from '../../../../../test/fakes/platforms/x.js';
-import { PublishFailure, type ConnectedAccount, type PlatformClientOptions, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
+import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce, reconcileQueryFor } from './spec-fixtures.js';
 import { multipart, tweetText, tweetWeight, XClient } from './x-client.js';
 
 const REDIRECT = 'https://app.example.com/oauth/twitter/callback';
 let fake: XFake;
 let connected: ConnectedAccount;
 
-function options(over: Partial<PlatformClientOptions> = {}): PlatformClientOptions {
-  return {
-    clientId: 'x-client',
-    clientSecret: 'x-secret',
-    apiUrl: fake.url + X_PATHS.apiUrl,
-    authorizeUrl: fake.url + X_PATHS.authorizeUrl,
-    tokenUrl: fake.url + X_PATHS.tokenUrl,
-    uploadUrl: fake.url + X_PATHS.uploadUrl,
-    timeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 500,
-    ...over,
-  };
-}
-
-const client = (over: Partial<PlatformClientOptions> = {}) => new XClient(options(over));
-
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** Follows the consent redirect the way a browser would and returns the code. */
-async function consent(url: string): Promise<string> {
-  const res = await fetch(url, { redirect: 'manual' });
-  expect(res.status).toBe(302);
-  return new URL(res.headers.get('location')!).searchParams.get('code')!;
-}
+const client = (over: Partial<PlatformClientOptions> = {}) => new XClient(fakeClientOptions(fake, X_PATHS, over));
 
 async function connect(): Promise<ConnectedAccount> {
   const { verifier, challenge } = pkce();
-  const code = await consent(client().authorizeUrl({ state: 's1', redirectUri: REDIRECT, codeChallenge: challenge }));
+  const code = await consentCode(client().authorizeUrl({ state: 's1', redirectUri: REDIRECT, codeChallenge: challenge }));
   return client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: verifier });
 }
 
-function image(n: number, contentType = 'image/jpeg'): PublishMedia {
-  const bytes = Buffer.from(`image-bytes-${n}-${'x'.repeat(64)}`);
-  return { url: `https://cdn.example.com/p/${n}.jpg`, contentType, kind: 'image', read: () => Promise.resolve(bytes) };
-}
+/** X takes the photo bytes as an upload. */
+const image = (n: number, contentType = 'image/jpeg'): PublishMedia =>
+  mediaAt('image', `https://cdn.example.com/p/${n}.jpg`, { contentType, bytes: Buffer.from(`image-bytes-${n}-${'x'.repeat(64)}`) });
 
-const video: PublishMedia = { url: 'https://cdn.example.com/v.mp4', contentType: 'video/mp4', kind: 'video', read: () => Promise.resolve(Buffer.from('v')) };
+const video = mediaAt('video', 'https://cdn.example.com/v.mp4');
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -61,15 +34,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     media: [image(1)],
     ...over,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PublishFailure);
-  return err as PublishFailure;
 }
 
 const uploads = () => fake.requestsTo('/2/media/upload', 'POST');
@@ -115,7 +79,7 @@ describe('XClient OAuth', () => {
 
   it('refuses a code redeemed with the wrong verifier as token_expired', async () => {
     const { challenge } = pkce();
-    const code = await consent(client().authorizeUrl({ state: 's', redirectUri: REDIRECT, codeChallenge: challenge }));
+    const code = await consentCode(client().authorizeUrl({ state: 's', redirectUri: REDIRECT, codeChallenge: challenge }));
     const err = await failure(client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: pkce().verifier }));
     expect(err.code).toBe('token_expired');
   });
@@ -126,8 +90,7 @@ describe('XClient OAuth', () => {
     expect(renewed.accessToken).not.toBe(first.accessToken);
     expect(renewed.refreshToken).toMatch(/^rt_/);
     expect(renewed.refreshToken).not.toBe(first.refreshToken);
-    const form = new URLSearchParams(fake.requestsTo('/2/oauth2/token', 'POST').at(-1)!.body.toString());
-    expect(Object.fromEntries(form)).toEqual({ grant_type: 'refresh_token', refresh_token: first.refreshToken });
+    expect(formOf(fake.requestsTo('/2/oauth2/token', 'POST').at(-1)!)).toEqual({ grant_type: 'refresh_token', refresh_token: first.refreshToken });
     // The rotated-out token is no longer valid.
     expect((await failure(client().refresh(first.refreshToken!))).code).toBe('token_expired');
   });
@@ -269,16 +232,8 @@ describe('XClient publish', () => {
 });
 
 describe('XClient reconcile', () => {
-  const query = (text: string, over: object = {}) => ({
-    accessToken: connected.accessToken,
-    contentType: 'single',
-    account: connected.account,
-    text,
-    title: '',
-    since: new Date(Date.now() - 5_000),
-    knownRemoteIds: new Set<string>(),
-    ...over,
-  });
+  // X posts have no title.
+  const query = (text: string, over: Partial<ReconcileQuery> = {}) => reconcileQueryFor(request({ text }), { title: '', ...over });
 
   it('finds a tweet whose reply was lost, by its text, with its photo URLs', async () => {
     const req = request({ text: `Tea & <tomatoes> ${randomBytes(3).toString('hex')} https://example.com/shop`, contentType: 'carousel', media: [image(1), image(2)] });

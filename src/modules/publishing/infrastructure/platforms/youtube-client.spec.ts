@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { googleError, startYouTubeFake, YOUTUBE_PATHS, type YouTubeFake } from '../../../../../test/fakes/platforms/youtube.js';
-import { PublishFailure, type PlatformClientOptions, type PublishMedia, type PublishRequest, type ReconcileQuery } from '../../application/ports/platform-client.js';
+import type { PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce, reconcileQueryFor } from './spec-fixtures.js';
 import { YouTubeClient } from './youtube-client.js';
 
 const CHANNEL = 'UCfakeChannel000000000001';
@@ -22,24 +22,10 @@ beforeEach(() => {
   token = fake.issueTokens(CHANNEL, SCOPES).accessToken;
 });
 
-function client(over: Partial<PlatformClientOptions> = {}): YouTubeClient {
-  return new YouTubeClient({
-    clientId: 'youtube-client',
-    clientSecret: 'youtube-secret',
-    apiUrl: fake.url + YOUTUBE_PATHS.apiUrl,
-    authorizeUrl: fake.url + YOUTUBE_PATHS.authorizeUrl,
-    tokenUrl: fake.url + YOUTUBE_PATHS.tokenUrl,
-    uploadUrl: fake.url + YOUTUBE_PATHS.uploadUrl,
-    timeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    ...over,
-  });
-}
+const client = (over: Partial<PlatformClientOptions> = {}) => new YouTubeClient(fakeClientOptions(fake, YOUTUBE_PATHS, over));
 
-function media(kind: 'image' | 'video' = 'video'): PublishMedia {
-  return { url: kind === 'video' ? VIDEO_URL : 'https://cdn.example.test/a.jpg', kind, contentType: kind === 'video' ? 'video/mp4' : 'image/jpeg', read: () => Promise.resolve(BYTES) };
-}
+/** YouTube takes the video bytes as an upload. */
+const media = (kind: PublishMedia['kind'] = 'video'): PublishMedia => mediaAt(kind, kind === 'video' ? VIDEO_URL : 'https://cdn.example.test/a.jpg', { bytes: BYTES });
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -54,29 +40,10 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
   };
 }
 
-function query(over: Partial<ReconcileQuery> = {}): ReconcileQuery {
-  return {
-    accessToken: token,
-    contentType: 'short',
-    account: { id: CHANNEL, name: 'Luna Gardens' },
-    text: 'Tomatoes at golden hour #garden',
-    title: 'Tomatoes at golden hour',
-    since: new Date(Date.now() - 5_000),
-    knownRemoteIds: new Set(),
-    ...over,
-  };
-}
+/** Reconcile after the default `request()` went unanswered. */
+const query = (over: Partial<ReconcileQuery> = {}): ReconcileQuery => reconcileQueryFor(request(), over);
 
-async function failure(promise: Promise<unknown>): Promise<PublishFailure> {
-  const err = await promise.then(
-    () => new Error('expected a failure'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PublishFailure);
-  return err as PublishFailure;
-}
-
-const tokenForms = () => fake.requestsTo('/token', 'POST').map((r) => Object.fromEntries(new URLSearchParams(r.body.toString())));
+const tokenForms = () => fake.requestsTo('/token', 'POST').map(formOf);
 const puts = () => fake.requestsTo(UPLOAD, 'PUT');
 
 describe('YouTubeClient OAuth', () => {
@@ -98,10 +65,8 @@ describe('YouTubeClient OAuth', () => {
   });
 
   it('exchanges the code with the PKCE verifier and finds the channel', async () => {
-    const verifier = 'verifier-0123456789-0123456789-0123456789-abc';
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const consent = await fetch(client().authorizeUrl({ state: 's', redirectUri: REDIRECT, codeChallenge: challenge }), { redirect: 'manual' });
-    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    const { verifier, challenge } = pkce('verifier-0123456789-0123456789-0123456789-abc');
+    const code = await consentCode(client().authorizeUrl({ state: 's', redirectUri: REDIRECT, codeChallenge: challenge }));
 
     const connected = await client().exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: verifier });
 
@@ -117,7 +82,7 @@ describe('YouTubeClient OAuth', () => {
   });
 
   it('refuses a wrong verifier as token_expired and an account without channel as content_rejected', async () => {
-    const challenge = createHash('sha256').update('right-verifier').digest('base64url');
+    const { challenge } = pkce('right-verifier');
     const bad = await failure(client().exchangeCode({ code: fake.issueCode(REDIRECT, challenge), redirectUri: REDIRECT, codeVerifier: 'wrong' }));
     expect(bad.code).toBe('token_expired');
 
