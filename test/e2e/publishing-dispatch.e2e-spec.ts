@@ -301,10 +301,14 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     const count = 2000;
     const seeded = await seedDuePosts(db, sourceItemId, 'crash', count);
 
+    let mostInPublishing = 0;
     const atKill = await waitFor(async () => {
       const counts = await statusCounts(db, seeded.postIds);
+      mostInPublishing = Math.max(mostInPublishing, counts.publishing ?? 0);
       return (counts.published ?? 0) >= count * 0.3 ? counts : undefined;
     }, 60_000, '30% of the posts to be published');
+    // Backpressure: the dispatchers keep at most two batches (2 × 100) queued, plus what the workers are sending.
+    expect(mostInPublishing).toBeLessThanOrEqual(2 * 100 + 2 * CONCURRENCY);
     await workers[0].stop('SIGKILL');
     const killedAt = Date.now();
     workers[0] = await startWorker(backing, { ...env, LOG_LEVEL: 'info' });

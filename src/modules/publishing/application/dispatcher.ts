@@ -63,9 +63,16 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     await this.queue.close();
   }
 
-  /** Claims and queues one batch of due posts; answers how many. */
+  /**
+   * Claims and queues one batch of due posts; answers how many. Claims stop while twice a batch
+   * waits in the queue: a long backlog stays pending (cancellable, reschedulable) rather than
+   * `publishing` behind the workers.
+   */
   async dispatchOnce(): Promise<number> {
-    const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), this.config.publishing.dispatchBatch);
+    const batch = this.config.publishing.dispatchBatch;
+    const room = 2 * batch - (await this.posts.queuedCount(this.ds.manager));
+    if (room <= 0) return 0;
+    const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), Math.min(batch, room));
     // Events first: a fast consumer's `published` must not overtake this `publishing`.
     await this.events.changed(...claimed);
     for (const post of claimed) await this.queue.add(post.id, messageKey(post));

@@ -197,6 +197,12 @@ export class ScheduledPostsRepository {
     return rows.map(toPost);
   }
 
+  /** Posts claimed and queued whose attempt has not sent anything yet, across all workers. */
+  async queuedCount(tx: Tx): Promise<number> {
+    const rows: Array<{ n: number }> = await tx.query(`SELECT count(*)::int AS n FROM scheduled_posts WHERE status = 'publishing' AND call_started_at IS NULL`);
+    return rows[0].n;
+  }
+
   /** Claims one post of a workspace now, whatever its due time (publish-now). */
   async claimNow(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<ScheduledPost | null> {
     return this.updateOne(tx, `status = 'publishing', attempts = attempts + 1, claim_id = $3, claimed_at = now(), call_started_at = NULL`, [id, workspaceId, claimId], `status = 'pending'`);
