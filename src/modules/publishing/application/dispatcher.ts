@@ -75,8 +75,18 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), Math.min(batch, room));
     // Events first: a fast consumer's `published` must not overtake this `publishing`.
     await this.events.changed(...claimed);
-    for (const post of claimed) await this.queue.add(post.id, messageKey(post));
+    for (const post of claimed) await this.enqueue(post);
     return claimed.length;
+  }
+
+  /** Queues a claimed post; if the queue refuses (Redis away), the claim goes back rather than waiting out the lease. */
+  private async enqueue(post: ScheduledPost): Promise<void> {
+    try {
+      await this.queue.add(post.id, messageKey(post));
+    } catch (err) {
+      this.logger.warn({ msg: 'post not queued; claim released', post_id: post.id, err: String(err) });
+      await this.posts.releaseClaim(this.ds.manager, post.id, post.claimId!);
+    }
   }
 
   /** Runs a queued post. A stale or repeated message finds the post done, or its call already sent, and stops. */
@@ -108,7 +118,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     if (!mine) return;
     this.logger.warn({ msg: 'abandoned publish taken over', post_id: post.id, call_sent: mine.callStartedAt !== null });
     if (mine.callStartedAt) await this.publisher.reconcileAbandoned(mine);
-    else await this.queue.add(mine.id, messageKey(mine));
+    else await this.enqueue(mine);
   }
 
   private async dispatchLoop(): Promise<void> {

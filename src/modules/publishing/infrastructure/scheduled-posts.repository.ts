@@ -197,6 +197,15 @@ export class ScheduledPostsRepository {
     return rows.map(toPost);
   }
 
+  /** Gives a claim back (its message could not be queued): pending again, the attempt not counted. */
+  async releaseClaim(tx: Tx, id: string, claimId: string): Promise<void> {
+    await tx.query(
+      `UPDATE scheduled_posts SET status = 'pending', claim_id = NULL, claimed_at = NULL, attempts = attempts - 1, updated_at = now()
+       WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL`,
+      [id, claimId],
+    );
+  }
+
   /** Posts claimed and queued whose attempt has not sent anything yet, across all workers. */
   async queuedCount(tx: Tx): Promise<number> {
     const rows: Array<{ n: number }> = await tx.query(`SELECT count(*)::int AS n FROM scheduled_posts WHERE status = 'publishing' AND call_started_at IS NULL`);
