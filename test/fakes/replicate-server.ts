@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { readBody } from './read-body.js';
 
 /**
  * What the fake does from now on. `ok`: predictions succeed (at once under `Prefer: wait` when
@@ -57,15 +58,6 @@ export interface FakeReplicate {
   /** Requests whose path contains `pathPart`, e.g. `requestsTo('/cancel', 'POST')`. */
   requestsTo(pathPart: string, method?: string): ReplicateRequestSeen[];
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

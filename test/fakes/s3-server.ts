@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sha256Hex, signV4 } from '../../src/platform/storage/sigv4.js';
+import { readBody } from './read-body.js';
 
 export interface FakeS3 {
   url: string;
@@ -11,15 +12,6 @@ export interface FakeS3 {
   objects: Map<string, { body: Buffer; contentType: string }>;
   requests: Array<{ method: string; path: string; status: number }>;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((res, rej) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => res(Buffer.concat(chunks)));
-    req.on('error', rej);
-  });
 }
 
 function xmlError(code: string): string {
