@@ -5,6 +5,7 @@ import { MotionTransfer1732300001000 } from './1732300001000-motion-transfer.js'
 import { Marketplace1732400000000 } from './1732400000000-marketplace.js';
 import { Idempotency1732400001000 } from './1732400001000-idempotency.js';
 import { Publishing1732500000000 } from './1732500000000-publishing.js';
+import { PostRemoteHandle1732500001000 } from './1732500001000-post-remote-handle.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
-export const MIGRATIONS = [Foundation1732200000000, CharacterEmbeddingTime1732200003000, Content1732300000000, MotionTransfer1732300001000, Marketplace1732400000000, Idempotency1732400001000, Publishing1732500000000];
+export const MIGRATIONS = [Foundation1732200000000, CharacterEmbeddingTime1732200003000, Content1732300000000, MotionTransfer1732300001000, Marketplace1732400000000, Idempotency1732400001000, Publishing1732500000000, PostRemoteHandle1732500001000];

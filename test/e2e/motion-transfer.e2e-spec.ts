@@ -281,7 +281,7 @@ describe('motion transfer', () => {
       const seen = files.requests.length;
       const res = await start(owner, charId, { reference_video_url: url(), duration_seconds: 11 });
       expect(res.status).toBe(202);
-      expect(await balance(owner)).toBe(before - 30);
+      // No balance check here: in process the job can fail and refund before the next request; the ledger below shows both moves.
       const done = await finished(owner, charId, res.body.motion_transfer.id);
       expect(done.job).toMatchObject({ status: 'failed', error: { code: 'validation_failed' } });
       expect(done.motion_transfer).toMatchObject({ status: 'failed', video_url: null, error: done.job.error });

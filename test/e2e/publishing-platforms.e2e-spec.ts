@@ -209,6 +209,8 @@ describe('publishing to the platforms in live mode', () => {
       AUTH_RATE_LIMIT_PER_MINUTE: '1000',
       RATE_LIMIT_MULTIPLIER: '50',
       PUBLISH_DISPATCH_INTERVAL_MS: '100',
+      // Long enough for every fake to finish processing; short enough to outlast it on purpose (TikTok below).
+      PUBLISH_POLL_TIMEOUT_MS: '3000',
     };
     server = await startServer(backing, env);
     if (E2E_MODE === 'services') worker = await startWorker(backing, env);
@@ -387,6 +389,30 @@ describe('publishing to the platforms in live mode', () => {
       expect(fake.posts).toHaveLength(1);
       expect(publishCalls('tiktok')).toHaveLength(1);
       expect((await getItem(item.id)).status).toBe('approved');
+    });
+
+    it('a TikTok post still processing when we stop waiting is settled through its publish id: published once', async () => {
+      const fake = fakes.tiktok;
+      const item = await approvedItem('tiktok');
+      fake.reset();
+      fake.pollsToComplete = Number.MAX_SAFE_INTEGER;
+      try {
+        const post = await schedule(item);
+        const polls = () => fake.requestsTo('/v2/post/publish/status/fetch/', 'POST').length;
+        await waitFor(async () => polls() > 0, 20_000, 'TikTok to be polled');
+        // The attempt polls for PUBLISH_POLL_TIMEOUT_MS (3 s), then its reconciliation polls 3 s more by the publish id.
+        // TikTok finishes 4 s after the first poll: only the reconciliation can see it.
+        const firstPollAt = Date.now();
+        await waitFor(async () => Date.now() - firstPollAt >= 4_000, 10_000, 'the attempt to give up waiting');
+        fake.pollsToComplete = 1;
+        const done = await finished(post.id, 'published', 30_000);
+        expect(done).toMatchObject({ status: 'published', attempts: 1, error: null });
+        expect(done.remote_post_id).toBe(fake.posts[0].id);
+        expect(fake.posts).toHaveLength(1);
+        expect(publishCalls('tiktok')).toHaveLength(1);
+      } finally {
+        fake.pollsToComplete = 2;
+      }
     });
 
     it('a video stored as an animated GIF is refused by YouTube before any upload: content_rejected, no retry', async () => {

@@ -12,7 +12,7 @@ import type { Publisher } from './publisher.js';
 const post = (id: string, over: Partial<ScheduledPost> = {}): ScheduledPost => ({
   id, workspaceId: 'ws_a', contentId: 'cnt_a', characterId: 'char_a', platform: 'x', platformKey: 'twitter', status: 'publishing',
   scheduledAt: new Date(0), dueAt: new Date(0), nextAttemptAt: null, attempts: 1, claimId: 'claim1', claimedAt: new Date(0),
-  callStartedAt: null, publishedAt: null, remotePostId: null, remoteUrl: null, mediaUrls: [], error: null,
+  callStartedAt: null, remoteHandle: null, publishedAt: null, remotePostId: null, remoteUrl: null, mediaUrls: [], error: null,
   createdAt: new Date(0), updatedAt: new Date(0), ...over,
 });
 

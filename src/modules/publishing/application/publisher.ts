@@ -21,7 +21,7 @@ interface Prepared {
   request: PublishRequest;
 }
 
-type Failure = AttemptFailure & { message: string };
+type Failure = AttemptFailure & { message: string; handle?: string };
 
 const UNCONFIRMED = 'The platform did not confirm the post and cannot be asked whether it was made; it was not sent again.';
 const NOT_FOUND = 'The platform did not confirm the post and does not show it yet; it was not sent again, to never post twice. Check the account and schedule it again if it is missing.';
@@ -64,7 +64,10 @@ export class Publisher {
     } catch (err) {
       // Whatever broke after the mark (even a bug) may have come after the platform made the post.
       const failure = failureOf(err, 'unknown');
-      if (failure.point === 'unknown') return this.reconcile(post, claimId, prepared, since);
+      if (failure.point === 'unknown') {
+        if (failure.handle) await this.posts.setHandle(this.ds.manager, post.id, claimId, failure.handle);
+        return this.reconcile(post, claimId, prepared, since, failure.handle ?? null);
+      }
       return this.decide(post, claimId, failure);
     }
     // The platform's answer is the truth from here on: recording it never turns into a failure.
@@ -91,7 +94,7 @@ export class Publisher {
   async reconcileAbandoned(post: ScheduledPost): Promise<ScheduledPost> {
     const claimId = post.claimId!;
     try {
-      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date());
+      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date(), post.remoteHandle);
     } catch (err) {
       this.logger.warn({ msg: 'abandoned post cannot be reconciled', post_id: post.id, err: String(err) });
       return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
@@ -121,11 +124,11 @@ export class Publisher {
     }
   }
 
-  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date): Promise<ScheduledPost> {
+  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date, handle: string | null): Promise<ScheduledPost> {
     if (!client.reconcile) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
     try {
       const knownRemoteIds = await this.posts.remoteIdsSince(this.ds.manager, post.workspaceId, post.platformKey, new Date(since.getTime() - 3600_000));
-      const found = await client.reconcile({ ...request, since, knownRemoteIds });
+      const found = await client.reconcile({ ...request, since, knownRemoteIds, handle });
       this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null });
       if (found) return this.finish(post, claimId, published(found));
       // Platforms show new posts with a delay: "not there yet" is not proof enough to send again.
@@ -189,7 +192,7 @@ function published(result: PublishResult): AttemptResult {
 
 /** Anything thrown while preparing or sending, as a publish failure; `point` for errors that are not. */
 function failureOf(err: unknown, point: AttemptFailure['point'] = 'before'): Failure {
-  if (err instanceof PublishFailure) return { code: err.code, point: err.point, retryAfterMs: err.retryAfterMs, message: err.message };
+  if (err instanceof PublishFailure) return { code: err.code, point: err.point, retryAfterMs: err.retryAfterMs, message: err.message, handle: err.handle };
   if (err instanceof AppError && err.code === 'not_found') return { code: 'content_rejected', point: 'before', message: 'The content no longer exists.' };
   return { code: 'unknown_error', point, message: 'The post could not be sent: an unexpected error occurred.' };
 }

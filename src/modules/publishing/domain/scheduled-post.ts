@@ -30,6 +30,8 @@ export interface ScheduledPost {
   claimedAt: Date | null;
   /** Set just before the irreversible platform call: from then on the outcome must be reconciled. */
   callStartedAt: Date | null;
+  /** The platform's id of the attempt whose outcome is unknown (TikTok's publish id), for reconciliation. */
+  remoteHandle: string | null;
   publishedAt: Date | null;
   remotePostId: string | null;
   remoteUrl: string | null;

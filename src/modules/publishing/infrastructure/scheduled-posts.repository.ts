@@ -18,6 +18,7 @@ interface PostRow {
   claim_id: string | null;
   claimed_at: Date | null;
   call_started_at: Date | null;
+  remote_handle: string | null;
   published_at: Date | null;
   remote_post_id: string | null;
   remote_url: string | null;
@@ -30,7 +31,7 @@ interface PostRow {
 }
 
 const COLUMNS = `id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at,
-  next_attempt_at, attempts, claim_id, claimed_at, call_started_at, published_at, remote_post_id, remote_url,
+  next_attempt_at, attempts, claim_id, claimed_at, call_started_at, remote_handle, published_at, remote_post_id, remote_url,
   media_urls, error_code, error_message, created_at, updated_at`;
 const P_COLUMNS = COLUMNS.split(',').map((c) => `p.${c.trim()}`).join(', ');
 
@@ -52,6 +53,7 @@ function toPost(r: PostRow): ScheduledPost {
     claimId: r.claim_id,
     claimedAt: date(r.claimed_at),
     callStartedAt: date(r.call_started_at),
+    remoteHandle: r.remote_handle,
     publishedAt: date(r.published_at),
     remotePostId: r.remote_post_id,
     remoteUrl: r.remote_url,
@@ -189,7 +191,7 @@ export class ScheduledPostsRepository {
    */
   async claimDue(tx: Tx, claimId: string, limit: number): Promise<ScheduledPost[]> {
     const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts p SET status = 'publishing', attempts = p.attempts + 1, claim_id = $1, claimed_at = now(),
-         call_started_at = NULL, updated_at = now()
+         call_started_at = NULL, remote_handle = NULL, updated_at = now()
        FROM (SELECT id FROM scheduled_posts WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
        WHERE p.id = due.id RETURNING ${P_COLUMNS}`,
       [claimId, limit],
@@ -214,7 +216,7 @@ export class ScheduledPostsRepository {
 
   /** Claims one post of a workspace now, whatever its due time (publish-now). */
   async claimNow(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<ScheduledPost | null> {
-    return this.updateOne(tx, `status = 'publishing', attempts = attempts + 1, claim_id = $3, claimed_at = now(), call_started_at = NULL`, [id, workspaceId, claimId], `status = 'pending'`);
+    return this.updateOne(tx, `status = 'publishing', attempts = attempts + 1, claim_id = $3, claimed_at = now(), call_started_at = NULL, remote_handle = NULL`, [id, workspaceId, claimId], `status = 'pending'`);
   }
 
   /** Marks that the irreversible call is about to be sent; false when the claim is no longer ours. */
@@ -223,6 +225,11 @@ export class ScheduledPostsRepository {
       [id, claimId],
     );
     return rows.length > 0;
+  }
+
+  /** Keeps the platform's id of an attempt whose outcome is unknown, for reconciliation. */
+  async setHandle(tx: Tx, id: string, claimId: string, handle: string): Promise<void> {
+    await tx.query(`UPDATE scheduled_posts SET remote_handle = $3 WHERE id = $1 AND claim_id = $2 AND status = 'publishing'`, [id, claimId, handle]);
   }
 
   /** Keeps a claim's lease alive while its attempt runs. */

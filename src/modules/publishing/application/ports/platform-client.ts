@@ -15,6 +15,12 @@ export type FailurePoint = 'before' | 'unknown';
 
 /** The one failure type every adapter throws from `publish`, `exchangeCode`, `refresh`, `listBoards`. */
 export class PublishFailure extends Error {
+  /**
+   * The platform's id of this attempt once the irreversible call was accepted (TikTok's
+   * `publish_id`): kept with the post so a reconciliation can ask about exactly this attempt.
+   */
+  handle?: string;
+
   constructor(
     readonly code: PublishErrorCode,
     message: string,
@@ -23,6 +29,12 @@ export class PublishFailure extends Error {
   ) {
     super(message);
     this.name = 'PublishFailure';
+  }
+
+  /** This failure, naming the attempt the platform accepted. */
+  withHandle(handle: string): this {
+    this.handle = handle;
+    return this;
   }
 }
 
@@ -88,6 +100,8 @@ export interface ReconcileQuery {
   boardId?: string | null;
   /** Remote ids already recorded for other posts of this connection; never matched again. */
   knownRemoteIds: ReadonlySet<string>;
+  /** The platform's id of the attempt, when the adapter named one (`PublishFailure.handle`). */
+  handle: string | null;
 }
 
 export interface Board {

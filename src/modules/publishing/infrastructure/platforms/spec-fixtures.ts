@@ -77,6 +77,7 @@ export function reconcileQueryFor(request: PublishRequest, over: Partial<Reconci
     text: request.text,
     title: request.title,
     since: new Date(Date.now() - 5_000),
+    handle: null,
     ...(request.boardId !== undefined && { boardId: request.boardId }),
     knownRemoteIds: new Set<string>(),
     ...over,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startTikTokFake, TIKTOK_PATHS, type TikTokFake } from '../../../../../test/fakes/platforms/tiktok.js';
-import type { PlatformClient, PlatformClientOptions, PublishMedia, PublishRequest } from '../../application/ports/platform-client.js';
-import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce } from './spec-fixtures.js';
+import type { PlatformClientOptions, PublishMedia, PublishRequest } from '../../application/ports/platform-client.js';
+import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce, reconcileQueryFor } from './spec-fixtures.js';
 import { TikTokClient } from './tiktok-client.js';
 
 const ACCOUNT = '-000fakeOpenId';
@@ -114,9 +114,39 @@ describe('TikTokClient OAuth', () => {
     await expect(client({ clientSecret: 'wrong' }).revoke({ accessToken: 'at_x', refreshToken: null })).resolves.toBeUndefined();
   });
 
-  it('has no reconcile: TikTok cannot list the posts', () => {
-    const port: PlatformClient = client();
-    expect(port.reconcile).toBeUndefined();
+});
+
+describe('TikTokClient reconcile', () => {
+  /** An attempt TikTok accepted but had not finished when we stopped waiting: its failure names the publish id. */
+  const unfinished = async () => {
+    fake.pollsToComplete = 1_000_000;
+    const req = request();
+    const err = await failure(client({ pollTimeoutMs: 60 }).publish(req));
+    expect(err).toMatchObject({ code: 'network_error', point: 'unknown' });
+    expect(err.handle).toMatch(/^v_pub_url~v2\./);
+    return { req, handle: err.handle! };
+  };
+
+  it('asks about the attempt by its publish id: posted meanwhile → the post', async () => {
+    const { req, handle } = await unfinished();
+    fake.pollsToComplete = 1;
+    const found = await client().reconcile(reconcileQueryFor(req, { handle }));
+    expect(found?.remotePostId).toMatch(/\S/);
+    expect(found?.remoteUrl).toContain('https://www.tiktok.com/@');
+    expect(fake.requestsTo(INIT)).toHaveLength(1);
+  });
+
+  it('answers null when TikTok refused the attempt (nothing was posted)', async () => {
+    fake.failReason = 'file_format_check_failed';
+    const { req, handle } = await unfinished();
+    fake.pollsToComplete = 1;
+    expect(await client().reconcile(reconcileQueryFor(req, { handle }))).toBeNull();
+  });
+
+  it('cannot tell without a publish id (TikTok lists no posts): unconfirmed', async () => {
+    const err = await failure(client().reconcile(reconcileQueryFor(request())));
+    expect(err.code).toBe('unconfirmed');
+    expect(fake.requestsTo(STATUS)).toHaveLength(0);
   });
 });
 

@@ -8,8 +8,19 @@ import {
   type PublishMedia,
   type PublishRequest,
   type PublishResult,
+  type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
 import { consentUrl, grantCall, onlyVideo, pause, PlatformHttp, tokensFrom } from './platform-http.js';
+
+/** The post TikTok made for `publishId`; its public id and URL when TikTok names one. */
+function publishResult(status: StatusData, publishId: string, username: string, videoUrl: string | null): PublishResult {
+  const postId = publicPostId(status);
+  return {
+    remotePostId: postId ?? publishId,
+    remoteUrl: postId ? `https://www.tiktok.com/@${encodeURIComponent(username)}/video/${postId}` : null,
+    mediaUrls: videoUrl ? [videoUrl] : [],
+  };
+}
 
 /** TikTok's caption limit, in UTF-16 code units. */
 const TITLE_MAX = 2200;
@@ -111,14 +122,28 @@ export class TikTokClient implements PlatformClient {
     const video = onlyVideo(request, 'TikTok');
     const creator = await this.creatorInfo(request.accessToken);
     const publishId = await this.init(request, video, creator);
-    const status = await this.awaitPublished(request.accessToken, publishId);
-    const postId = publicPostId(status);
-    const username = creator.creator_username || request.account.name;
-    return {
-      remotePostId: postId ?? publishId,
-      remoteUrl: postId ? `https://www.tiktok.com/@${encodeURIComponent(username)}/video/${postId}` : null,
-      mediaUrls: [video.url],
-    };
+    try {
+      const status = await this.awaitPublished(request.accessToken, publishId);
+      return publishResult(status, publishId, creator.creator_username || request.account.name, video.url);
+    } catch (err) {
+      // From here on TikTok knows this attempt by its publish id: a reconciliation asks about it.
+      throw err instanceof PublishFailure && err.point === 'unknown' ? err.withHandle(publishId) : err;
+    }
+  }
+
+  /**
+   * TikTok cannot list a creator's posts, but it can tell what became of an accepted attempt: with
+   * its publish id, the status is polled again. Posted → the post; refused → null (nothing was made).
+   */
+  async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
+    if (!query.handle) throw new PublishFailure('unconfirmed', 'TikTok cannot list posts, and this attempt has no publish id to ask about.');
+    try {
+      const status = await this.awaitPublished(query.accessToken, query.handle);
+      return publishResult(status, query.handle, query.account.name, null);
+    } catch (err) {
+      if (err instanceof PublishFailure && err.code === 'content_rejected') return null;
+      throw err;
+    }
   }
 
   /**
