@@ -268,6 +268,28 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     }
   }, 60_000);
 
+  it('a lost reply the platform does not show yet is checked again after the lease: published once, never sent twice', async () => {
+    const lists = () => fake.requestsTo(`/v5/boards/${BOARD_ID}/pins`, 'GET').length;
+    const before = lists();
+    fake.listingDelayMs = 2_000;
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    try {
+      const seeded = await seedDuePosts(db, sourceItemId, 'late', 1);
+      // The first check (right after the lost reply) cannot see the Pin yet: the post stays in publishing.
+      await waitFor(async () => lists() > before, 20_000, 'the first reconciliation');
+      expect(await statusCounts(db, seeded.postIds)).toEqual({ publishing: 1 });
+      const counts = await waitSettled(db, seeded.postIds, 30_000);
+      expect(counts).toEqual({ published: 1 });
+      const pins = fake.posts.filter((p) => markerOf(p.text) === 'late#0');
+      expect(pins).toHaveLength(1);
+      expect((await postRows(db, seeded.postIds))[0].remote_post_id).toBe(pins[0].id);
+      expect(lists() - before).toBeGreaterThanOrEqual(2);
+    } finally {
+      fake.listingDelayMs = 0;
+      fake.setMode({ kind: 'ok' });
+    }
+  }, 60_000);
+
   it('posts queued behind a slow platform longer than the lease are not taken over from the live workers', async () => {
     // Pinterest answering in 400 ms: 32 attempts at a time make a backlog of several seconds, longer than the lease.
     const count = 400;

@@ -21,6 +21,8 @@ export interface PinterestBoard {
 /** The Pinterest fake: a FakePlatform that also has the accounts' boards (mutable by tests). */
 export class PinterestFake extends FakePlatform {
   readonly boards: PinterestBoard[] = [];
+  /** Board listings leave out Pins younger than this, as a platform that shows new posts late. */
+  listingDelayMs = 0;
   private pinSeq = 813_744_226_420_000_000n;
 
   nextPinId(): string {
@@ -173,7 +175,8 @@ function boardPins(fake: PinterestFake, req: FakeRequest, res: ServerResponse): 
   if (!size) return error(res, 400, 1, 'Invalid page_size.');
   if (!fake.boards.some((b) => b.id === req.params.boardId && b.owner === req.account)) return error(res, 404, 2900, 'Board not found.');
   // Newest first, paged like Pinterest: the bookmark is where the next page starts.
-  const all = fake.posts.filter((p) => p.boardId === req.params.boardId).reverse();
+  const shownBefore = Date.now() - fake.listingDelayMs;
+  const all = fake.posts.filter((p) => p.boardId === req.params.boardId && p.createdAt.getTime() <= shownBefore).reverse();
   const start = Number(req.query.get('bookmark') ?? '0') || 0;
   const pins = all.slice(start, start + size);
   const next = start + size < all.length ? String(start + size) : null;

@@ -77,6 +77,11 @@ export class PublishNowService {
     if (post.status === 'published' && post.remotePostId) {
       return { post, result: { remotePostId: post.remotePostId, mediaUrls: post.mediaUrls } };
     }
+    if (post.status === 'publishing') {
+      throw new AppError('upstream_failed', `${post.platformKey} has not confirmed the post yet; it will be checked again, and never sent twice.`, {
+        platform: post.platformKey, code: 'unconfirmed', scheduled_post: toScheduledPostBody(post),
+      });
+    }
     const code = post.error?.code ?? 'unknown_error';
     throw new AppError('upstream_failed', post.error?.message ?? `${post.platformKey} did not publish the post.`, {
       platform: post.platformKey, code, scheduled_post: toScheduledPostBody(post),

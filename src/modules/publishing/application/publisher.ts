@@ -66,7 +66,7 @@ export class Publisher {
       const failure = failureOf(err, 'unknown');
       if (failure.point === 'unknown') {
         if (failure.handle) await this.posts.setHandle(this.ds.manager, post.id, claimId, failure.handle);
-        return this.reconcile(post, claimId, prepared, since, failure.handle ?? null);
+        return this.reconcile(post, claimId, prepared, since, failure.handle ?? null, false);
       }
       return this.decide(post, claimId, failure);
     }
@@ -94,7 +94,7 @@ export class Publisher {
   async reconcileAbandoned(post: ScheduledPost): Promise<ScheduledPost> {
     const claimId = post.claimId!;
     try {
-      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date(), post.remoteHandle);
+      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date(), post.remoteHandle, true);
     } catch (err) {
       this.logger.warn({ msg: 'abandoned post cannot be reconciled', post_id: post.id, err: String(err) });
       return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
@@ -124,19 +124,34 @@ export class Publisher {
     }
   }
 
-  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date, handle: string | null): Promise<ScheduledPost> {
+  /**
+   * Asks the platform whether the post was made. Platforms show new posts late, so when the first
+   * check (right after the unknown outcome) cannot find it, the post stays `publishing` and the
+   * sweeper checks once more after the lease; only then, or when the platform can never tell, it
+   * fails `unconfirmed`. It is never sent again.
+   */
+  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date, handle: string | null, final: boolean): Promise<ScheduledPost> {
     if (!client.reconcile) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+    let found: PublishResult | null;
     try {
       const knownRemoteIds = await this.posts.remoteIdsSince(this.ds.manager, post.workspaceId, post.platformKey, new Date(since.getTime() - 3600_000));
-      const found = await client.reconcile({ ...request, since, knownRemoteIds, handle });
-      this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null });
-      if (found) return this.finish(post, claimId, published(found));
-      // Platforms show new posts with a delay: "not there yet" is not proof enough to send again.
-      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: NOT_FOUND } });
+      found = await client.reconcile({ ...request, since, knownRemoteIds, handle });
     } catch (err) {
       this.logger.warn({ msg: 'reconciliation failed', post_id: post.id, err: String(err) });
-      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+      const never = err instanceof PublishFailure && err.code === 'unconfirmed';
+      if (final || never) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+      return this.checkAgainLater(post, claimId);
     }
+    this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null, final });
+    if (found) return this.finish(post, claimId, published(found));
+    if (!final) return this.checkAgainLater(post, claimId);
+    return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: NOT_FOUND } });
+  }
+
+  /** Leaves the post `publishing` with a fresh lease: the sweeper reconciles it once more when it runs out. */
+  private async checkAgainLater(post: ScheduledPost, claimId: string): Promise<ScheduledPost> {
+    await this.posts.renewClaim(this.ds.manager, post.id, claimId);
+    return this.current(post);
   }
 
   /** A failure with nothing made public: retry later when it may pass, else fail (contract §8). */

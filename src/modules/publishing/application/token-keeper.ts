@@ -50,7 +50,7 @@ export class TokenKeeper {
       }
       const stale = rejected !== undefined ? connection.accessToken === rejected : needsRefresh(connection, new Date());
       if (!stale) return connection;
-      if (await this.connections.takeRefreshLease(this.ds.manager, workspaceId, connection.id, this.leaseMs)) return this.refresh(connection);
+      if (await this.connections.takeRefreshLease(this.ds.manager, workspaceId, connection.id, this.leaseMs, connection.updatedAt)) return this.refresh(connection);
       if (waited >= this.leaseMs) throw new PublishFailure('network_error', `The ${platform} token is being refreshed elsewhere; try again.`);
       await pause(WAIT_STEP_MS);
     }

@@ -100,11 +100,15 @@ export class ConnectionsRepository {
     await tx.query(`UPDATE platform_connections SET default_board_id = $3, updated_at = now() WHERE id = $1 AND workspace_id = $2`, [id, workspaceId, boardId]);
   }
 
-  /** Takes the right to refresh for `leaseMs`; false when another process holds it. */
-  async takeRefreshLease(tx: Tx, workspaceId: string, id: string, leaseMs: number): Promise<boolean> {
+  /**
+   * Takes the right to refresh for `leaseMs`; false when another process holds it, or already
+   * stored new tokens since the row was read as `observed` (the caller reads it again).
+   */
+  async takeRefreshLease(tx: Tx, workspaceId: string, id: string, leaseMs: number, observed: Date): Promise<boolean> {
     const rows = await changedRows<unknown>(tx, `UPDATE platform_connections SET refresh_lease_until = now() + ($3 || ' milliseconds')::interval
-       WHERE id = $1 AND workspace_id = $2 AND (refresh_lease_until IS NULL OR refresh_lease_until < now()) RETURNING id`,
-      [id, workspaceId, String(leaseMs)],
+       WHERE id = $1 AND workspace_id = $2 AND (refresh_lease_until IS NULL OR refresh_lease_until < now())
+         AND updated_at < $4::timestamptz + interval '1 millisecond' RETURNING id`,
+      [id, workspaceId, String(leaseMs), observed],
     );
     return rows.length > 0;
   }
