@@ -338,9 +338,8 @@ describe('motion transfer on a server without an outbound allow-list', () => {
 
     const res = await api(server).post(`/characters/${id}/motion-transfer`).set(user.auth).send({ reference_video_url: files.url('/clip.mp4'), duration_seconds: 25 });
     expect(res.status).toBe(202);
-    expect((await api(server).get('/billing/credits').set(user.auth)).body.balance).toBe(0);
+    // No balance check here: in process the job can fail and refund before the next request; the ledger below shows both moves.
     const done = await waitFor(async () => {
-      await new Promise((r) => setTimeout(r, 150));
       const r = await api(server).get(`/characters/${id}/motion-transfer/${res.body.job.id}`).set(user.auth);
       return r.body.job?.status === 'failed' && r.body.motion_transfer?.status === 'failed' ? r.body : null;
     }, 30_000, 'the motion transfer to fail');
