@@ -710,6 +710,9 @@ describe('publishing (sandbox mode)', () => {
       const published = await getItem(alice, item.id);
       expect(published).toMatchObject({ status: 'published', variants_locked: true });
       expect(published.published_at).toMatch(ISO);
+      // The character remembers when it last posted.
+      const character = await api(server).get(`/characters/${item.character_id}`).set(alice.auth);
+      expect(character.body.character.last_post_date).toBe(res.body.scheduled_post.published_at);
       const select = await api(server).put(`/content/${item.id}/variants/0/select`).set(alice.auth);
       expect([select.status, select.body.code]).toEqual([409, 'variants_locked']);
 

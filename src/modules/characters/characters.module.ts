@@ -5,7 +5,6 @@ import { CharactersController } from './api/characters.controller.js';
 import { PublicCharactersController } from './api/public-characters.controller.js';
 import { ReferenceImagesController } from './api/reference-images.controller.js';
 import { CharacterCloner } from './application/character-cloner.js';
-import { CharacterLifecycle } from './application/character-lifecycle.js';
 import { CharacterQuota } from './application/character-quota.js';
 import { CharactersFacade } from './application/characters.facade.js';
 import { CharactersService } from './application/characters.service.js';
@@ -27,7 +26,6 @@ import { ReferenceImageRepository } from './infrastructure/reference-image.repos
     ReferenceImageRepository,
     CharacterQuota,
     CharacterCloner,
-    CharacterLifecycle,
     CharactersService,
     ReferenceImagesService,
     CharactersFacade,

@@ -1,7 +1,6 @@
 /** What other contexts may use from the characters context. */
 export { CharactersModule } from './characters.module.js';
 export { CharactersFacade, type PrimaryReferenceImage } from './application/characters.facade.js';
-export type { CharacterDeletionHook } from './application/character-lifecycle.js';
 export type { CharacterTemplate, TemplateImage } from './application/character-cloner.js';
 export type { Character, Appearance, Identity, Personality, Style, Settings } from './domain/character.js';
 export { toCharacterBody, CharacterBody } from './api/dto/character.body.js';

@@ -4,7 +4,6 @@ export { ContentFacade } from './application/content.facade.js';
 export type { CalendarPost, CalendarPostsSource } from './application/calendar-posts.js';
 export type { ContentItem, ContentStatus, ContentType, StoredMedia, Variant } from './domain/content-item.js';
 export { canTransition } from './domain/content-status.js';
-export { canonicalPlatform, isPlatformName, PLATFORM_NAMES, type Platform, type PlatformName } from './domain/platforms.js';
 export { toContentItemBody } from './api/dto/content-item.body.js';
 export { ProvidersModule } from './providers.module.js';
 export { toCharacterBrief } from './application/character-brief.js';

@@ -13,7 +13,6 @@ export interface PrimaryReferenceImage {
   contentType: string;
 }
 import { CharacterCloner, type CharacterTemplate } from './character-cloner.js';
-import { CharacterLifecycle, type CharacterDeletionHook } from './character-lifecycle.js';
 
 /**
  * What other contexts (content, publishing, marketplace, LoRA, voice) may do with characters.
@@ -25,7 +24,6 @@ export class CharactersFacade {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly characters: CharacterRepository,
     private readonly cloner: CharacterCloner,
-    private readonly lifecycle: CharacterLifecycle,
     private readonly images: ReferenceImageRepository,
   ) {}
 
@@ -110,10 +108,5 @@ export class CharactersFacade {
   /** Records a publication: `last_post_date` moves forward, never back. */
   recordPost(tx: Tx, workspaceId: string, id: string, at: Date): Promise<void> {
     return this.characters.recordPost(tx, workspaceId, id, at);
-  }
-
-  /** Registers work to do inside a character's deletion transaction (e.g. cancel pending posts). */
-  onDelete(hook: CharacterDeletionHook): void {
-    this.lifecycle.onDelete(hook);
   }
 }

@@ -8,7 +8,6 @@ import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Char
 import { CharacterRepository } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 import { CharacterCloner } from './character-cloner.js';
-import { CharacterLifecycle } from './character-lifecycle.js';
 import { CharacterQuota } from './character-quota.js';
 
 /** Use cases on characters of the caller's workspace. */
@@ -20,7 +19,6 @@ export class CharactersService {
     private readonly images: ReferenceImageRepository,
     private readonly quota: CharacterQuota,
     private readonly cloner: CharacterCloner,
-    private readonly lifecycle: CharacterLifecycle,
     private readonly jobs: Jobs,
   ) {}
 
@@ -86,13 +84,12 @@ export class CharactersService {
     );
   }
 
-  /** Deletes the character, its reference images (rows, then bytes) and, through hooks, what hangs on it. */
+  /** Deletes the character, its reference images (rows, then bytes), and through foreign keys its content and posts. */
   async delete(workspaceId: string, id: string): Promise<void> {
     const keys = await inTransaction(this.ds, async (tx) => {
       const current = await this.characters.find(tx, workspaceId, id, { lock: true });
       if (!current) throw AppError.notFound('Character');
       const images = await this.images.listForCharacter(tx, workspaceId, id);
-      await this.lifecycle.beforeDelete(tx, workspaceId, id);
       await this.characters.delete(tx, workspaceId, id);
       return images.map((i) => i.storageKey);
     });

@@ -57,12 +57,6 @@ export class ContentFacade {
     return { ...item, ...changes };
   }
 
-  /** Locks the caption variants without publishing (e.g. once a post is being sent). */
-  async lockVariants(tx: Tx, workspaceId: string, id: string): Promise<void> {
-    await this.getForUpdate(tx, workspaceId, id);
-    await this.items.update(tx, workspaceId, id, { variantsLocked: true });
-  }
-
   /** Approved items, oldest planned first; the caller leaves out the ones it has scheduled. */
   async listApproved(workspaceId: string, opts: { characterId?: string; excludeIds?: readonly string[]; limit?: number } = {}, tx?: Tx): Promise<ContentItem[]> {
     const exclude = new Set(opts.excludeIds ?? []);

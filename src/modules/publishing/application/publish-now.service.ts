@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, canonicalPlatform, isPlatformName, newId } from '../../../core/index.js';
+import { AppError, newId } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
-import { canPublish } from '../domain/compatibility.js';
 import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
 import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
 import { ConnectionsService } from './connections.service.js';
 import { PostEvents, toScheduledPostBody } from './post-events.js';
 import { Publisher } from './publisher.js';
-import { ScheduleService } from './schedule.service.js';
+import { compatiblePlatform, ScheduleService } from './schedule.service.js';
 
 export interface PublishOutcome {
   post: ScheduledPost;
@@ -35,7 +34,7 @@ export class PublishNowService {
   async publishNow(workspaceId: string, postId: string): Promise<PublishOutcome> {
     const post = await this.schedule.get(workspaceId, postId);
     if (post.status !== 'pending') throw AppError.invalidTransition(post.status, 'publish');
-    await inTransaction(this.ds, (tx) => this.schedule.publishable(tx, workspaceId, post.contentId));
+    await this.schedule.publishable(this.ds.manager, workspaceId, post.contentId);
     await this.connections.connected(workspaceId, post.platformKey);
     const claimed = await this.posts.claimNow(this.ds.manager, workspaceId, postId, newClaimId());
     if (!claimed) throw AppError.invalidTransition('publishing', 'publish');
@@ -44,19 +43,13 @@ export class PublishNowService {
 
   /** Creates the item's post on the platform, or moves its pending one to now, and publishes it. */
   async publishContent(workspaceId: string, contentId: string, platformName: string): Promise<PublishOutcome> {
-    if (!isPlatformName(platformName)) throw new AppError('validation_failed', `Unknown platform "${platformName}".`, [{ field: 'platform', message: 'unknown platform' }]);
-    const platform = canonicalPlatform(platformName);
     // Everything that can refuse is checked before anything is written: a 4xx leaves the schedule as it was.
-    await inTransaction(this.ds, async (tx) => {
-      const item = await this.schedule.publishable(tx, workspaceId, contentId);
-      if (!canPublish(platform, item.contentType)) {
-        throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field: 'platform', message: `${platformName} does not take ${item.contentType} content` }]);
-      }
-    });
+    // (Should the item change after this check, the attempt's own check refuses it.)
+    const item = await this.schedule.publishable(this.ds.manager, workspaceId, contentId);
+    const platform = compatiblePlatform(platformName, item, 'platform');
     await this.connections.connected(workspaceId, platform);
     // Created (or moved) and claimed in one transaction: the dispatcher never sees it pending.
     const claimed = await inTransaction(this.ds, async (tx) => {
-      const item = await this.schedule.publishable(tx, workspaceId, contentId);
       const open = await this.posts.findOpen(tx, workspaceId, contentId, platform);
       if (open?.status === 'publishing') throw AppError.invalidTransition('publishing', 'publish');
       const postId = open

@@ -5,6 +5,7 @@ import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Storage } from '../../../platform/storage/index.js';
+import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
 import { decideAfterFailure, type AttemptFailure } from '../domain/publish-outcome.js';
@@ -41,6 +42,7 @@ export class Publisher {
     private readonly config: AppConfig,
     private readonly posts: ScheduledPostsRepository,
     private readonly content: ContentFacade,
+    private readonly characters: CharactersFacade,
     private readonly keeper: TokenKeeper,
     private readonly clients: PlatformClients,
     private readonly storage: Storage,
@@ -170,7 +172,10 @@ export class Publisher {
       let row = await this.posts.finishAttempt(tx, post.id, claimId, result);
       // A success that arrives after a takeover gave up on it still wins over `unconfirmed`.
       if (!row && result.status === 'published') row = await this.posts.publishedAfterAll(tx, post.id, result);
-      if (row && result.status === 'published') await this.markContentPublished(tx, post, result.publishedAt);
+      if (row && result.status === 'published') {
+        await this.markContentPublished(tx, post, result.publishedAt);
+        await this.characters.recordPost(tx, post.workspaceId, post.characterId, result.publishedAt);
+      }
       return row;
     });
     if (!updated) {

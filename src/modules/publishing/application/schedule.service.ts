@@ -48,7 +48,7 @@ export class ScheduleService {
   async generate(workspaceId: string, input: GenerateInput): Promise<{ timezone: string; posts: ScheduledPost[] }> {
     const character = await this.characters.get(workspaceId, input.characterId);
     const timezone = postingTimezone(character, this.config.publishing.defaultTimezone);
-    const requested = input.platforms?.map(platformOf);
+    const requested = input.platforms?.map((name) => platformOf(name));
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
@@ -135,15 +135,16 @@ export class ScheduleService {
 }
 
 /** A platform name from the client: 400 when it is not one (the DTO checks too; this guards the service). */
-function platformOf(name: string): { name: string; platform: Platform } {
-  if (!isPlatformName(name)) throw new AppError('validation_failed', `Unknown platform "${name}".`, [{ field: 'platforms', message: `unknown platform ${name}` }]);
+function platformOf(name: string, field = 'platforms'): { name: string; platform: Platform } {
+  if (!isPlatformName(name)) throw new AppError('validation_failed', `Unknown platform "${name}".`, [{ field, message: `unknown platform ${name}` }]);
   return { name, platform: canonicalPlatform(name) };
 }
 
-function compatiblePlatform(name: string, item: ContentItem): Platform {
-  const { platform } = platformOf(name);
+/** The platform a name means, if it can publish the item's type (contract §6); else 400 on `field`. */
+export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'>, field = 'platforms'): Platform {
+  const { platform } = platformOf(name, field);
   if (!canPublish(platform, item.contentType)) {
-    throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field: 'platforms', message: `${name} does not take ${item.contentType} content` }]);
+    throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field, message: `${name} does not take ${item.contentType} content` }]);
   }
   return platform;
 }
