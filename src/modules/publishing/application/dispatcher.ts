@@ -66,7 +66,8 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   /**
    * Claims and queues one batch of due posts; answers how many. Claims stop while twice a batch
    * waits in the queue: a long backlog stays pending (cancellable, reschedulable) rather than
-   * `publishing` behind the workers.
+   * `publishing` behind the workers. A bound, not an exact cap: dispatchers reading the count at
+   * the same moment may each claim a batch.
    */
   async dispatchOnce(): Promise<number> {
     const batch = this.config.publishing.dispatchBatch;
