@@ -130,6 +130,25 @@ describe('characters', () => {
       expect(other.body.characters.map((c: { id: string }) => c.id)).not.toContain(ids[0]);
     });
 
+    it('lists each character in exactly the body GET answers for it (the list is built by the database)', async () => {
+      const user = await registerUser(server);
+      const bare = (await create(user, { name: 'Bare', niche: 'x' })).body.character.id;
+      const full = (await create(user, {
+        name: 'Full', niche: 'travel', reference_images: ['https://img.example/a.png', 'https://img.example/b.png'],
+        appearance: { age_range: '25-30', aesthetic: 'film' }, identity: { location: 'Porto', occupation: 'guide' },
+        personality: { tone: 'warm' }, style: { presets: ['golden-hour', 'flat-lay'] }, settings: { autopilot: true },
+      })).body.character.id;
+      await api(server).patch(`/characters/${full}`).set(user.auth).send({ timezone: 'Asia/Tokyo' }).expect(200);
+      await api(server).post(`/characters/${full}/default`).set(user.auth).expect(200);
+      const listed = await api(server).get('/characters').set(user.auth);
+      expect(listed.status).toBe(200);
+      for (const id of [bare, full]) {
+        const got = await api(server).get(`/characters/${id}`).set(user.auth);
+        expect(listed.body.characters.find((c: { id: string }) => c.id === id)).toEqual(got.body.character);
+      }
+      expect(listed.body.characters.map((c: { id: string }) => c.id)).toEqual([full, bare]);
+    });
+
     it.each([
       ['an unknown field', { name: 'A', niche: 'b', mood: 'x' }, 'mood'],
       ['an unknown nested field', { name: 'A', niche: 'b', appearance: { eyes: 'blue' } }, 'appearance.eyes'],

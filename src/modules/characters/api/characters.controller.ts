@@ -32,7 +32,7 @@ export class CharactersController {
   @ApiErrors('unauthorized')
   async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
-    return pageBody('characters', { ...page, items: page.items.map(toCharacterBody) });
+    return pageBody('characters', page);
   }
 
   @Get(':id')

@@ -30,6 +30,6 @@ export class PublicCharactersController {
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope')
   async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
-    return pageBody('characters', { ...page, items: page.items.map(toCharacterBody) });
+    return pageBody('characters', page);
   }
 }

@@ -5,6 +5,7 @@ import { AppError, newId, type Page, type PageRequest } from '../../../core/inde
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
 import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Character, type CharacterInput } from '../domain/character.js';
+import type { CharacterJson } from '../infrastructure/character-json.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 import { CharacterCloner } from './character-cloner.js';
@@ -29,7 +30,8 @@ export class CharactersService {
     });
   }
 
-  list(workspaceId: string, page: PageRequest): Promise<Page<Character>> {
+  /** Newest first, already in the wire shape (the list routes' hot path). */
+  list(workspaceId: string, page: PageRequest): Promise<Page<CharacterJson>> {
     return this.characters.list(workspaceId, page);
   }
 

@@ -3,6 +3,7 @@ import { isPlan, offsetOf, type Page, type PageRequest, type Plan } from '../../
 import { PreparedReads, type Tx } from '../../../platform/database/index.js';
 import type { Character } from '../domain/character.js';
 import { CharacterEntity } from './character.entity.js';
+import { CHARACTER_JSON, type CharacterJson } from './character-json.js';
 
 type CharacterChanges = Partial<Omit<Character, 'id' | 'workspaceId' | 'createdAt'>>;
 
@@ -10,60 +11,12 @@ const COLUMNS = `id, workspace_id, name, niche, appearance, identity, personalit
   talking_head_enabled, autopilot, face_consistency_tier, lora_training_status, content_count, follower_count,
   last_post_date, is_default, timezone, face_embedding_updated_at, created_at, updated_at`;
 
-const LIST_PAGE = `SELECT ${COLUMNS}, count(*) OVER () AS total FROM characters
-  WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`;
+const ORDER = 'created_at DESC, id DESC';
 
-interface CharacterRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  niche: string;
-  appearance: Character['appearance'];
-  identity: Character['identity'];
-  personality: Character['personality'];
-  style: Character['style'];
-  settings: Character['settings'];
-  reference_images: string[];
-  talking_head_enabled: boolean;
-  autopilot: boolean;
-  face_consistency_tier: string;
-  lora_training_status: string;
-  content_count: number;
-  follower_count: number;
-  last_post_date: Date | null;
-  is_default: boolean;
-  timezone: string | null;
-  face_embedding_updated_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function fromRow(r: CharacterRow): Character {
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    name: r.name,
-    niche: r.niche,
-    appearance: r.appearance,
-    identity: r.identity,
-    personality: r.personality,
-    style: r.style,
-    settings: r.settings,
-    referenceImages: r.reference_images,
-    talkingHeadEnabled: r.talking_head_enabled,
-    autopilot: r.autopilot,
-    faceConsistencyTier: r.face_consistency_tier,
-    loraTrainingStatus: r.lora_training_status,
-    contentCount: r.content_count,
-    followerCount: r.follower_count,
-    lastPostDate: r.last_post_date,
-    isDefault: r.is_default,
-    timezone: r.timezone,
-    faceEmbeddingUpdatedAt: r.face_embedding_updated_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+/** One row: the page as a JSON array of wire characters, newest first, and the total (a window count). */
+const LIST_PAGE = `SELECT coalesce(json_agg(${CHARACTER_JSON} ORDER BY ${ORDER}), '[]'::json) AS items, max(total) AS total
+  FROM (SELECT ${COLUMNS}, count(*) OVER () AS total FROM characters
+        WHERE workspace_id = $1 ORDER BY ${ORDER} LIMIT $2 OFFSET $3) page`;
 
 function toCharacter(e: CharacterEntity): Character {
   const { faceEmbedding: _vector, ...rest } = e;
@@ -102,11 +55,11 @@ export class CharacterRepository {
     return found ? toCharacter(found) : null;
   }
 
-  /** One round trip: the page and the total (a window count) in the same prepared query. */
-  async list(workspaceId: string, req: PageRequest): Promise<Page<Character>> {
-    const rows = await this.prepared.rows<CharacterRow & { total: string }>('characters_page', LIST_PAGE, [workspaceId, req.pageSize, offsetOf(req)]);
-    const total = rows.length > 0 ? Number(rows[0].total) : await this.countOutsidePage(workspaceId, req);
-    return { items: rows.map(fromRow), page: req.page, pageSize: req.pageSize, total };
+  /** One round trip: the page, already in its wire shape, and the total in the same prepared query. */
+  async list(workspaceId: string, req: PageRequest): Promise<Page<CharacterJson>> {
+    const [row] = await this.prepared.rows<{ items: CharacterJson[]; total: string | null }>('characters_page', LIST_PAGE, [workspaceId, req.pageSize, offsetOf(req)]);
+    const total = row.total !== null ? Number(row.total) : await this.countOutsidePage(workspaceId, req);
+    return { items: row.items, page: req.page, pageSize: req.pageSize, total };
   }
 
   /** A page past the end has no rows to carry the window count. */
