@@ -195,8 +195,11 @@ async function acceptance(ctx: Context, settings: BenchSettings): Promise<Accept
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${ctx.owner.token}` },
     body: generateBody(ctx.characterId, 'Morning run along the river at sunrise'),
+    // Every accepted request is a job the worker must work off before the end-to-end phase: past
+    // 1.5 times the target's volume the run stops (its table row then shows the shorter duration).
+    maxRequests: Math.round(ACCEPT_TARGET_RPS * 1.5 * (settings.warmupSeconds + settings.durationSeconds)),
   };
-  console.log(`  acceptance: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s of ${spec.label} at ${opts.connections} connections`);
+  console.log(`  acceptance: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s of ${spec.label} at ${opts.connections} connections, at most ${spec.maxRequests} requests`);
   const endedBefore = ctx.watch.ended;
   const failedBefore = ctx.watch.failed;
   const endCpu = ctx.cpu.window();
