@@ -19,10 +19,10 @@ const CAROUSEL_MIN = 2;
 const CAROUSEL_MAX = 5;
 const BOARD_PAGE_SIZE = 100;
 /** Enough for any real account; a runaway bookmark chain must not loop forever. */
+const BOARD_PAGES = 5;
 /** Reconciliation reads up to this many Pins of the board, newest first. */
 const RECONCILE_PAGE_SIZE = 100;
 const RECONCILE_PAGES = 20;
-const BOARD_PAGES = 5;
 /** Pinterest's error codes for "Authentication failed" (2) and "Authorization failed" (3). */
 const AUTH_ERROR_CODES = new Set([2, 3]);
 
