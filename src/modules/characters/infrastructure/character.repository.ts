@@ -70,7 +70,6 @@ function fromRow(r: CharacterRow): Character {
   };
 }
 
-
 /** Characters of one workspace. Every method is scoped by the workspace id. */
 @Injectable()
 export class CharacterRepository {
