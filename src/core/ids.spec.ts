@@ -13,6 +13,17 @@ describe('ids', () => {
     expect(ulid(0).slice(0, 10)).toBe('0000000000');
   });
 
+  it('never repeats the random part, across many refills of the random pool', () => {
+    const now = Date.now();
+    const randomParts = new Set(Array.from({ length: 5000 }, () => ulid(now).slice(10)));
+    expect(randomParts.size).toBe(5000);
+  });
+
+  it('spreads the random characters over the whole alphabet', () => {
+    const seen = new Set(Array.from({ length: 200 }, () => ulid().slice(10)).join(''));
+    expect(seen.size).toBe(32);
+  });
+
   it('refuses another prefix, a bad shape and non-strings', () => {
     const id = newId('char');
     expect(isId('cnt', id)).toBe(false);

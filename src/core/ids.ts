@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** Every id prefix the service hands out (contract §1). */
 export const ID_PREFIXES = [
@@ -10,6 +10,23 @@ export type IdPrefix = (typeof ID_PREFIXES)[number];
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const ULID_SHAPE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
+/**
+ * Random bytes drawn 4 KiB at a time, as `crypto.randomUUID` does: one system call per 256 ids
+ * instead of one per id (every request makes at least one, its request id). Each id's bytes are
+ * read before the pool can be refilled, and are never handed out twice.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomChunk(size: number): Buffer {
+  if (poolAt + size > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += size;
+  return pool.subarray(poolAt - size, poolAt);
+}
+
 /** A 26-character ULID: 48-bit millisecond time then 80 random bits, Crockford base32. */
 export function ulid(now: number = Date.now()): string {
   let time = '';
@@ -18,7 +35,7 @@ export function ulid(now: number = Date.now()): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
+  const bytes = randomChunk(16);
   let rand = '';
   for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i] % 32];
   return time + rand;
