@@ -200,7 +200,6 @@ async function acceptance(ctx: Context, settings: BenchSettings): Promise<Accept
     maxRequests: Math.round(ACCEPT_TARGET_RPS * 1.5 * (settings.warmupSeconds + settings.durationSeconds)),
   };
   console.log(`  acceptance: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s of ${spec.label} at ${opts.connections} connections, at most ${spec.maxRequests} requests`);
-  const endedBefore = ctx.watch.ended;
   const failedBefore = ctx.watch.failed;
   const endCpu = ctx.cpu.window();
   const endRss = ctx.apiRss.window();
@@ -221,7 +220,6 @@ async function acceptance(ctx: Context, settings: BenchSettings): Promise<Accept
   const loadCpu = endCpu();
   const loadPg = endPg();
   assertAlive(ctx, 'the acceptance phase');
-  const endedDuringLoad = ctx.watch.ended - endedBefore;
 
   // The API's own count: every item made (the probe's included), and those not finished yet.
   const all = (await queueTotal(ctx, 'queued,generating,ready,failed')) - 1;
@@ -231,7 +229,7 @@ async function acceptance(ctx: Context, settings: BenchSettings): Promise<Accept
   console.log(`  capacity: ${(m.statusCodes['201'] ?? 0)} × 201 in ${m.durationSeconds.toFixed(1)} s = ${acceptedRps.toFixed(0)}/s; ${all} jobs accepted in both readings (${loadSeconds.toFixed(1)} s, warm-ups included)`);
   console.log(`  CPU during acceptance: ${describeCpu(loadCpu)}`);
   console.log(`  PostgreSQL sessions during acceptance (API + worker): ${loadPg}`);
-  console.log(`  worker during acceptance: ${endedDuringLoad} jobs ended (${(endedDuringLoad / loadSeconds).toFixed(1)} jobs/s), run time ${describeSpread(runTimes(ctx.watch, loadStart, loadEnd))}; backlog at the end ${backlog}`);
+  console.log(`  backlog for the worker (paused meanwhile): ${backlog} jobs`);
 
   // Drain, bounded so that the steady phase and the clean-up still fit in the budget.
   const steadyNeeds = STEADY_SECONDS * 1000 + COMPLETION_BOUND_MS + 5_000;
@@ -289,31 +287,10 @@ async function acceptanceLatency(ctx: Context, settings: BenchSettings): Promise
   console.log(`  acceptance latency: ${settings.warmupSeconds} s warm-up, then ${count} requests at ${ACCEPT_TARGET_RPS}/s (open loop, by the clock)`);
   await openLoop(ACCEPT_TARGET_RPS, warm, (s, i) => postGenerate(ctx, s, `Warm-up ${i}: stretch and breathe`));
   const run = await openLoop(ACCEPT_TARGET_RPS, count, (s, i) => postGenerate(ctx, s, `Rate ${i}: lunchtime walk in the park`));
-  const statusCodes: Record<string, number> = {};
-  const times: number[] = [];
-  let errors = 0;
-  for (const s of run.sent) {
-    if (s.error !== undefined) {
-      errors++;
-      continue;
-    }
-    statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
-    times.push(s.answeredAt! - s.t0);
-  }
-  const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
-  console.log(`  acceptance latency: sent ${count} in ${run.seconds.toFixed(1)} s (worst send lag ${run.maxLag.toFixed(0)} ms): p50 ${percentile(times, 50).toFixed(0)} ms, p99 ${percentile(times, 99).toFixed(0)} ms`);
-  return {
-    label: `POST /content/generate at ${ACCEPT_TARGET_RPS}/s (201)`,
-    connections: 0,
-    durationSeconds: run.seconds,
-    requests: count,
-    rps: count / run.seconds,
-    p50: Math.round(percentile(times, 50)),
-    p99: Math.round(percentile(times, 99)),
-    non2xx,
-    errors,
-    statusCodes,
-  };
+  const answers = tallyAnswers(run.sent);
+  const row = openLoopRow(`POST /content/generate at ${ACCEPT_TARGET_RPS}/s (201)`, run, answers.times, answers);
+  console.log(`  acceptance latency: sent ${count} in ${run.seconds.toFixed(1)} s (worst send lag ${run.maxLag.toFixed(0)} ms): p50 ${row.p50} ms, p99 ${row.p99} ms`);
+  return row;
 }
 
 interface Sent {
@@ -350,8 +327,15 @@ async function postGenerate(ctx: Context, s: Sent, prompt: string): Promise<void
   }
 }
 
+interface OpenLoopRun {
+  sent: Sent[];
+  /** The worst delay of a send behind its clock tick (a busy load generator shows here). */
+  maxLag: number;
+  seconds: number;
+}
+
 /** Sends `count` requests at `rate`/s by the clock: a slow answer never delays the next send. */
-async function openLoop(rate: number, count: number, send: (s: Sent, i: number) => Promise<void>): Promise<{ sent: Sent[]; maxLag: number; seconds: number }> {
+async function openLoop(rate: number, count: number, send: (s: Sent, i: number) => Promise<void>): Promise<OpenLoopRun> {
   const interval = 1000 / rate;
   const sent: Sent[] = [];
   const inflight: Promise<void>[] = [];
@@ -371,12 +355,54 @@ async function openLoop(rate: number, count: number, send: (s: Sent, i: number) 
   return { sent, maxLag, seconds };
 }
 
+interface Answers {
+  statusCodes: Record<string, number>;
+  /** Request → answer, in ms, for every request that got an answer. */
+  times: number[];
+  /** Requests that got no answer (transport errors). */
+  errors: number;
+  non2xx: number;
+}
+
+function tallyAnswers(sent: Sent[]): Answers {
+  const statusCodes: Record<string, number> = {};
+  const times: number[] = [];
+  let errors = 0;
+  for (const s of sent) {
+    if (s.error !== undefined) {
+      errors++;
+      continue;
+    }
+    statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
+    times.push(s.answeredAt! - s.t0);
+  }
+  const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return { statusCodes, times, errors, non2xx };
+}
+
+/** A table row for an open loop: its rate, p50/p99 of `values`, and what the API answered. */
+function openLoopRow(label: string, run: OpenLoopRun, values: number[], answers: Answers, errors = answers.errors): Measurement {
+  return {
+    label,
+    connections: 0,
+    durationSeconds: run.seconds,
+    requests: run.sent.length,
+    rps: run.sent.length / run.seconds,
+    p50: Math.round(percentile(values, 50)),
+    p99: Math.round(percentile(values, 99)),
+    non2xx: answers.non2xx,
+    errors,
+    statusCodes: answers.statusCodes,
+  };
+}
+
 async function steady(ctx: Context): Promise<SteadyResult> {
   const count = STEADY_RATE * STEADY_SECONDS;
   console.log(`  steady: ${count} requests at ${STEADY_RATE}/s (open loop, by the clock), each timed to its job.completed on the socket`);
   const endCpu = ctx.cpu.window();
   const endPg = ctx.pgActivity.start();
-  const { sent, maxLag, seconds: sendSeconds } = await openLoop(STEADY_RATE, count, (s, i) => postGenerate(ctx, s, `Steady ${i}: evening stretch on the balcony`));
+  const run = await openLoop(STEADY_RATE, count, (s, i) => postGenerate(ctx, s, `Steady ${i}: evening stretch on the balcony`));
+  const { sent } = run;
   const pendingJobs = () => sent.filter((s) => s.jobId !== undefined && ctx.watch.jobs.get(s.jobId)?.endedAt === undefined).length;
   const waitUntil = Math.max(...sent.map((s) => s.t0)) + COMPLETION_BOUND_MS;
   while (pendingJobs() > 0 && now() < waitUntil) await sleep(50);
@@ -384,22 +410,17 @@ async function steady(ctx: Context): Promise<SteadyResult> {
   const steadyPg = endPg();
   assertAlive(ctx, 'the steady phase');
 
-  const statusCodes: Record<string, number> = {};
-  const answerTimes: number[] = [];
+  const answers = tallyAnswers(sent);
   const completion: number[] = [];
   const parts = { insert: [] as number[], queued: [] as number[], running: [] as number[], delivery: [] as number[] };
   const notes = new Map<string, number>();
   const note = (why: string) => notes.set(why, (notes.get(why) ?? 0) + 1);
-  let transportErrors = 0;
   let jobFailures = 0;
   for (const s of sent) {
     if (s.error !== undefined) {
-      transportErrors++;
       note(`request error: ${s.error}`);
       continue;
     }
-    statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
-    answerTimes.push(s.answeredAt! - s.t0);
     if (s.status !== 201 || s.jobId === undefined) {
       note(`answered ${s.status}`);
       continue;
@@ -426,9 +447,8 @@ async function steady(ctx: Context): Promise<SteadyResult> {
       parts.delivery.push(seen.endedAt - finished);
     }
   }
-  const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
   const failures = count - completion.length;
-  console.log(`  steady: sent ${count} in ${sendSeconds.toFixed(1)} s (${(count / sendSeconds).toFixed(1)}/s, worst send lag ${maxLag.toFixed(0)} ms); ${completion.length} completed within ${COMPLETION_BOUND_MS / 1000} s, ${failures} did not`);
+  console.log(`  steady: sent ${count} in ${run.seconds.toFixed(1)} s (${(count / run.seconds).toFixed(1)}/s, worst send lag ${run.maxLag.toFixed(0)} ms); ${completion.length} completed within ${COMPLETION_BOUND_MS / 1000} s, ${failures} did not`);
   console.log(
     `  where a steady request's time goes (server clocks, same machine): request → job row ${describeSpread(parts.insert)}; ` +
       `queued ${describeSpread(parts.queued)}; running ${describeSpread(parts.running)}; finished → socket ${describeSpread(parts.delivery)}`,
@@ -436,21 +456,9 @@ async function steady(ctx: Context): Promise<SteadyResult> {
   console.log(`  CPU during steady: ${describeCpu(steadyCpu)}`);
   console.log(`  PostgreSQL sessions during steady (API + worker): ${steadyPg}`);
 
-  const row = (label: string, values: number[], errors: number): Measurement => ({
-    label,
-    connections: 0,
-    durationSeconds: sendSeconds,
-    requests: count,
-    rps: count / sendSeconds,
-    p50: Math.round(percentile(values, 50)),
-    p99: Math.round(percentile(values, 99)),
-    non2xx,
-    errors,
-    statusCodes,
-  });
   return {
-    answers: row(`POST /content/generate at ${STEADY_RATE}/s (201)`, answerTimes, transportErrors),
-    completions: row(`  request → job.completed (socket)`, completion, transportErrors + jobFailures),
+    answers: openLoopRow(`POST /content/generate at ${STEADY_RATE}/s (201)`, run, answers.times, answers),
+    completions: openLoopRow(`  request → job.completed (socket)`, run, completion, answers, answers.errors + jobFailures),
     failures,
     completedP99: percentile(completion, 99),
     failureNotes: [...notes.entries()].map(([why, n]) => `${n}× ${why}`),

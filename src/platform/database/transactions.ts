@@ -23,3 +23,12 @@ export async function changedRows<T>(tx: Tx, sql: string, params: unknown[] = []
   const answer: [T[], number] = await tx.query(sql, params);
   return answer[0];
 }
+
+/**
+ * A value for a jsonb parameter: its JSON text, and SQL NULL for null or undefined (JSON.stringify
+ * would store the JSON literal `null`, which `IS NULL` does not find). Arrays must go through it:
+ * the driver would send a JavaScript array as a PostgreSQL array.
+ */
+export function jsonParam(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}

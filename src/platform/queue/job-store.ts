@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Tx } from '../database/index.js';
+import { jsonParam, type Tx } from '../database/index.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
 
 /**
@@ -67,13 +67,12 @@ export class TypeOrmJobStore extends JobStore {
 
   /** Plain SQL: every paid order inserts one, and the entity insert builder cost more than the statement. */
   async insert(tx: Tx, job: JobRecord): Promise<void> {
-    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
     await tx.query(
       `INSERT INTO jobs (id, workspace_id, job_type, status, progress, character_id, content_id, payload, result, error,
          attempts, created_at, started_at, finished_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [job.id, job.workspaceId, job.jobType, job.status, job.progress, job.characterId, job.contentId, json(job.payload), json(job.result),
-        json(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt],
+      [job.id, job.workspaceId, job.jobType, job.status, job.progress, job.characterId, job.contentId, jsonParam(job.payload), jsonParam(job.result),
+        jsonParam(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt],
     );
   }
 
@@ -106,7 +105,7 @@ export class TypeOrmJobStore extends JobStore {
       this.ds,
       `status = 'completed', progress = 100, result = $2::jsonb, error = NULL, finished_at = now()`,
       `status = 'running'`,
-      [id, result === null ? null : JSON.stringify(result)],
+      [id, jsonParam(result)],
     );
   }
 
