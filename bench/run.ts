@@ -13,7 +13,7 @@ function pickScenarios(args: string[]) {
   const names = args.filter((a) => !a.startsWith('-'));
   if (args.includes('--help') || args.includes('-h')) {
     console.log(`usage: npm run bench [-- <scenario> ...]\nscenarios:\n${SCENARIOS.map((s) => `  ${s.name.padEnd(14)} ${s.description}`).join('\n')}`);
-    console.log('environment: BENCH_CONNECTIONS (50), BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_TIMEOUT (180 s), BENCH_PG_URL, BENCH_REDIS_URL');
+    console.log('environment: BENCH_CONNECTIONS (50), BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_ROUNDS (3), BENCH_TIMEOUT (180 s), BENCH_PG_URL, BENCH_REDIS_URL');
     process.exit(0);
   }
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));

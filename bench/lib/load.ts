@@ -35,6 +35,8 @@ export interface Measurement {
   statusCodes: Record<string, number>;
   /** Peak RSS of the server while this route was measured, in MiB, when the scenario samples it. */
   rssPeakMb?: number;
+  /** Requests/s of each round, when measured in turns with other routes. */
+  rounds?: number[];
 }
 
 function runOnce(spec: LoadSpec, opts: LoadOptions, seconds: number, amount?: number): Promise<autocannon.Result> {
@@ -96,6 +98,43 @@ export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<Measur
   }
   const result = await runOnce(spec, opts, opts.durationSeconds, budget);
   return toMeasurement(spec, opts, result);
+}
+
+/**
+ * Warms each route up once, then measures them taking turns for `rounds` rounds of an equal share of
+ * the duration. Per route: requests/s over all its rounds, the median round's p50, and the worst
+ * round's p99 (percentiles of separate runs cannot be merged; the worst is the one a target must meet).
+ */
+export async function measureInTurns(specs: LoadSpec[], opts: LoadOptions, rounds: number): Promise<Measurement[]> {
+  if (specs.some((s) => s.maxRequests !== undefined)) throw new Error('routes with a request budget are measured alone');
+  if (opts.warmupSeconds > 0) for (const spec of specs) await runOnce(spec, opts, opts.warmupSeconds);
+  const slices = specs.map(() => [] as Measurement[]);
+  const seconds = opts.durationSeconds / rounds;
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, spec] of specs.entries()) slices[i].push(toMeasurement(spec, opts, await runOnce(spec, opts, seconds)));
+  }
+  return slices.map((parts) => combine(parts));
+}
+
+function combine(parts: Measurement[]): Measurement {
+  const sum = (pick: (m: Measurement) => number) => parts.reduce((n, m) => n + pick(m), 0);
+  const p50s = parts.map((m) => m.p50).sort((a, b) => a - b);
+  const statusCodes: Record<string, number> = {};
+  for (const m of parts) for (const [code, n] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const durationSeconds = sum((m) => m.durationSeconds);
+  const requests = sum((m) => m.requests);
+  return {
+    ...parts[0],
+    durationSeconds,
+    requests,
+    rps: durationSeconds > 0 ? requests / durationSeconds : 0,
+    p50: p50s[Math.floor(p50s.length / 2)],
+    p99: Math.max(...parts.map((m) => m.p99)),
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+    statusCodes,
+    rounds: parts.map((m) => m.rps),
+  };
 }
 
 /** Whether a measurement is clean enough to judge: no transport errors and (almost) only 2xx answers. */

@@ -16,6 +16,12 @@ export interface BenchSettings {
   durationSeconds: number;
   /** Seconds each route is hit, unmeasured, before its measurement. */
   warmupSeconds: number;
+  /**
+   * Rounds the routes compared with a baseline are measured in, taking turns (health, a, b, health,
+   * a, b, ...), each round a share of the duration: a machine that slows down for a while slows
+   * every route alike instead of whichever was being measured.
+   */
+  rounds: number;
   /** Hard limit for the whole run; past it the bench stops its servers, cleans up and fails. */
   timeoutSeconds: number;
 }
@@ -27,6 +33,7 @@ export function loadSettings(): BenchSettings {
     connections: Math.round(num('BENCH_CONNECTIONS', 50)),
     durationSeconds: num('BENCH_DURATION', 10),
     warmupSeconds: num('BENCH_WARMUP', 2),
+    rounds: Math.round(num('BENCH_ROUNDS', 3)),
     timeoutSeconds: num('BENCH_TIMEOUT', 180),
   };
 }

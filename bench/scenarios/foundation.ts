@@ -1,7 +1,7 @@
 import { register, setPlan, adminToken, type Account } from '../lib/accounts.js';
 import { createBacking } from '../lib/backing.js';
 import { ApiClient, mapLimit } from '../lib/http.js';
-import { measure, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
+import { measure, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
 import { RssMonitor } from '../lib/memory.js';
 import { latencyTarget, memoryTarget, ratioTarget, type Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
@@ -111,7 +111,18 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
     if (server.exited) throw new Error(`the API exited during ${spec.label}:\n${server.output.slice(-30).join('\n')}`);
     results.push(m);
   };
-  for (const spec of reads) await run(spec);
+  // The reads take turns so that each ratio to health compares the same stretch of machine time.
+  console.log(`  ${reads.map((r) => r.label).join(', ')}: ${opts.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s each in turn at ${opts.connections} connections`);
+  const endReads = rss.window();
+  const measured = await measureInTurns(reads, opts, settings.rounds);
+  const readsPeak = endReads();
+  if (server.exited) throw new Error(`the API exited during the reads:\n${server.output.slice(-30).join('\n')}`);
+  for (const m of measured) results.push({ ...m, rssPeakMb: readsPeak });
+  const health = measured[0].rounds ?? [];
+  for (const m of measured.slice(1)) {
+    const ratios = (m.rounds ?? []).map((rps, i) => `${Math.round((100 * rps) / health[i])}%`);
+    console.log(`  ${m.label.padEnd(22)} per round vs health: ${ratios.join(', ')}`);
+  }
 
   const listRps = results.find((m) => m.label === 'GET /characters')?.rps ?? 500;
   const writers = await seedWriters(api, s, stamp, listRps, opts);

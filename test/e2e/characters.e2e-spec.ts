@@ -130,7 +130,7 @@ describe('characters', () => {
       expect(other.body.characters.map((c: { id: string }) => c.id)).not.toContain(ids[0]);
     });
 
-    it('lists each character in exactly the body GET answers for it (the list is built by the database)', async () => {
+    it('lists each character in exactly the body GET answers for it (the list reads its own columns)', async () => {
       const user = await registerUser(server);
       const bare = (await create(user, { name: 'Bare', niche: 'x' })).body.character.id;
       const full = (await create(user, {

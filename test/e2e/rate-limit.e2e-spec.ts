@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { api, uniqueEmail } from '../helpers/api.js';
-import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
+import { createBacking, startServer, twoInstancesSharingRedis, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 
 /**
  * Fixed windows make a burst that straddles a window boundary pass more than the limit. Each test
@@ -106,23 +106,10 @@ describe('per-workspace rate limit on one instance', () => {
 });
 
 describe('per-workspace rate limit shared by two instances through Redis', () => {
-  let backing: Backing;
-  let a: TestServer;
-  let b: TestServer;
-
-  beforeAll(async () => {
-    backing = await createBacking({ services: true });
-    [a, b] = await Promise.all([
-      startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000' }),
-      startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000' }),
-    ]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await backing?.cleanup();
-  });
+  const servers = twoInstancesSharingRedis({ AUTH_RATE_LIMIT_PER_MINUTE: '1000' });
 
   it('counts 30 requests on each instance against one budget of 60, then both answer 429', async () => {
+    const { a, b } = servers;
     const starter = await signUp(a);
     const neighbour = await signUp(b);
     const first = await inFreshEnoughWindow(() => api(a).get('/auth/me').set(starter.auth));

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -130,11 +131,40 @@ export async function freePort(): Promise<number> {
  * port: the addresses the service hands out (OAuth callbacks, media) must reach it.
  */
 export async function startServer(backing: Backing, extraEnv: Record<string, string> = {}): Promise<TestServer> {
-  const free = await freePort();
-  const env = { ...backing.env, PORT: String(free), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${free}`, ...extraEnv };
-  const { proc, match } = await launch('main.js', env, /"msg":"api listening","port":(\d+)/);
-  const port = Number(match[1]);
-  return { ...proc, port, url: `http://127.0.0.1:${port}/api/v1`, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws` };
+  for (let attempt = 1; ; attempt += 1) {
+    const free = await freePort();
+    const env = { ...backing.env, PORT: String(free), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${free}`, ...extraEnv };
+    try {
+      const { proc, match } = await launch('main.js', env, /"msg":"api listening","port":(\d+)/);
+      const port = Number(match[1]);
+      return { ...proc, port, url: `http://127.0.0.1:${port}/api/v1`, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws` };
+    } catch (err) {
+      // The probed port is free when probed, but it comes from the ephemeral range: another
+      // process's outgoing connection may take it before the server binds it. Probe again.
+      if (attempt >= PORT_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+/** Times a server start is tried on a freshly probed port when the last one was taken meanwhile. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * For a describe block: two API instances on one fresh PostgreSQL database and Redis prefix,
+ * started before its tests and stopped after them. Read `a` and `b` inside the tests.
+ */
+export function twoInstancesSharingRedis(extraEnv: Record<string, string> = {}): { a: TestServer; b: TestServer } {
+  const pair = {} as { a: TestServer; b: TestServer };
+  let backing: Backing | undefined;
+  beforeAll(async () => {
+    backing = await createBacking({ services: true });
+    [pair.a, pair.b] = await Promise.all([startServer(backing, extraEnv), startServer(backing, extraEnv)]);
+  });
+  afterAll(async () => {
+    await Promise.all([pair.a?.stop(), pair.b?.stop()]);
+    await backing?.cleanup();
+  });
+  return pair;
 }
 
 /** Starts a worker process (dist/src/worker.js) against `backing`. */

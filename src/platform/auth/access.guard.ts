@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { AppError, isGranted, PLAN_LIMITS, type Caller } from '../../core/index.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ACCESS_KEY, type AccessRule } from './access.decorator.js';
-import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator } from './authenticators.js';
+import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator, type Authenticated } from './authenticators.js';
 
 /** The one global guard: authenticates, checks surface, plan, role and scopes, then rate-limits. */
 @Injectable()
@@ -27,9 +27,9 @@ export class AccessGuard implements CanActivate {
       if (rule.authLimit) await this.limiter.consumeAuth(`ip:${req.ip}`, res);
       return true;
     }
-    const caller = await this.authenticate(req, rule.surface);
+    const { caller, hits } = await this.authenticate(req, rule.surface);
     req.caller = caller;
-    await this.limiter.consumeWorkspace(caller.workspaceId, caller.plan, res);
+    this.limiter.enforceWorkspace(hits, caller.plan, res);
 
     if (rule.surface === 'product') {
       if (rule.roles && !rule.roles.includes(caller.role)) {
@@ -51,7 +51,7 @@ export class AccessGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(req: Request, surface: 'product' | 'public'): Promise<Caller> {
+  private async authenticate(req: Request, surface: 'product' | 'public'): Promise<Authenticated> {
     const header = req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new AppError('unauthorized', 'Send a bearer token in the Authorization header.');
@@ -63,8 +63,12 @@ export class AccessGuard implements CanActivate {
     if (surface === 'public' && !isKey) {
       throw new AppError('api_key_required', 'This route needs an API key, not a session token.');
     }
-    const caller = isKey ? await this.apiKeys.authenticate(token) : await this.sessions.authenticate(token);
-    if (!caller) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
-    return caller;
+    const found = isKey ? await this.withHits(await this.apiKeys.authenticate(token)) : await this.sessions.authenticate(token);
+    if (!found) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
+    return found;
+  }
+
+  private async withHits(caller: Caller | null): Promise<Authenticated | null> {
+    return caller && { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
   }
 }

@@ -1,8 +1,19 @@
 import type { Caller } from '../../core/index.js';
 
-/** Resolves a session access token to its caller, or null when invalid, expired or ended. */
+/** A caller, and its request already counted against the workspace's rate-limit window. */
+export interface Authenticated {
+  caller: Caller;
+  /** Requests in the workspace's current window, this one included. */
+  hits: number;
+}
+
+/**
+ * Resolves a session access token to its caller, or null when invalid, expired or ended. It counts
+ * the request against the workspace's window itself: that round trip also tells it whether what it
+ * read for the session before may be reused.
+ */
 export abstract class SessionAuthenticator {
-  abstract authenticate(token: string): Promise<Caller | null>;
+  abstract authenticate(token: string): Promise<Authenticated | null>;
 }
 
 /** Resolves an API key secret to its caller, or null when unknown, expired or revoked. */

@@ -24,6 +24,11 @@ export async function changedRows<T>(tx: Tx, sql: string, params: unknown[] = []
   return answer[0];
 }
 
+/** SQL that formats a timestamptz column as `Date.prototype.toISOString` does: UTC, milliseconds, a Z. */
+export function isoTimestampSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /**
  * A value for a jsonb parameter: its JSON text, and SQL NULL for null or undefined (JSON.stringify
  * would store the JSON literal `null`, which `IS NULL` does not find). Arrays must go through it:

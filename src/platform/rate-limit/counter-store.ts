@@ -4,8 +4,12 @@ import type { Redis } from 'ioredis';
 export interface CounterStore {
   /** Adds one hit to `key` and answers the count so far; the key expires with its window. */
   increment(key: string, windowSeconds: number): Promise<number>;
+  /** As `increment`, and reads `readKey` in the same round trip (null when unset). */
+  incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }>;
   /** The count so far without adding a hit; 0 for an unknown or expired key. */
   peek(key: string): Promise<number>;
+  /** Adds one to `key`, a counter that lives `ttlSeconds` after its last change. */
+  bump(key: string, ttlSeconds: number): Promise<void>;
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -23,9 +27,20 @@ export class MemoryCounterStore implements CounterStore {
     return entry.count;
   }
 
+  async incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }> {
+    const count = await this.increment(key, windowSeconds);
+    const read = await this.peek(readKey);
+    return { count, value: read === 0 ? null : String(read) };
+  }
+
   async peek(key: string): Promise<number> {
     const entry = this.counts.get(key);
     return entry && entry.expiresAt > Date.now() ? entry.count : 0;
+  }
+
+  async bump(key: string, ttlSeconds: number): Promise<void> {
+    const count = (await this.peek(key)) + 1;
+    this.counts.set(key, { count, expiresAt: Date.now() + ttlSeconds * 1000 });
   }
 
   private sweep(now: number): void {
@@ -37,12 +52,24 @@ export class MemoryCounterStore implements CounterStore {
  * One round trip and one command per hit: a script that counts and, on a key without a TTL, sets the
  * window's expiry. Every authenticated request runs it, and it costs the API a third of a MULTI/EXEC.
  */
-const INCREMENT_IN_WINDOW = `
+const COUNT_IN_WINDOW = `
 local count = redis.call('INCR', KEYS[1])
-if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end`;
+const INCREMENT_IN_WINDOW = `${COUNT_IN_WINDOW}
 return count`;
+/** The same, and the value of a second key (the workspace's access stamp) in the same round trip. */
+const INCREMENT_IN_WINDOW_AND_READ = `${COUNT_IN_WINDOW}
+return {count, redis.call('GET', KEYS[2])}`;
 
-type WindowedRedis = Redis & { incrementInWindow(key: string, windowSeconds: number): Promise<number> };
+const BUMP = `
+redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])`;
+
+type WindowedRedis = Redis & {
+  bumpWithExpiry(key: string, ttlSeconds: number): Promise<null>;
+  incrementInWindow(key: string, windowSeconds: number): Promise<number>;
+  incrementInWindowAndRead(key: string, readKey: string, windowSeconds: number): Promise<[number, string | null]>;
+};
 
 export class RedisCounterStore implements CounterStore {
   private readonly redis: WindowedRedis;
@@ -53,6 +80,8 @@ export class RedisCounterStore implements CounterStore {
   ) {
     // ioredis sends it by EVALSHA and falls back to EVAL once if the server has not cached it.
     redis.defineCommand('incrementInWindow', { numberOfKeys: 1, lua: INCREMENT_IN_WINDOW });
+    redis.defineCommand('incrementInWindowAndRead', { numberOfKeys: 2, lua: INCREMENT_IN_WINDOW_AND_READ });
+    redis.defineCommand('bumpWithExpiry', { numberOfKeys: 1, lua: BUMP });
     this.redis = redis as WindowedRedis;
   }
 
@@ -60,7 +89,17 @@ export class RedisCounterStore implements CounterStore {
     return this.redis.incrementInWindow(`${this.prefix}:rl:${key}`, windowSeconds);
   }
 
+  async incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }> {
+    // A nil GET ends a Lua table, so an unset key comes back as a one-element reply.
+    const [count, value] = await this.redis.incrementInWindowAndRead(`${this.prefix}:rl:${key}`, `${this.prefix}:rl:${readKey}`, windowSeconds);
+    return { count, value: value ?? null };
+  }
+
   async peek(key: string): Promise<number> {
     return Number((await this.redis.get(`${this.prefix}:rl:${key}`)) ?? 0);
+  }
+
+  async bump(key: string, ttlSeconds: number): Promise<void> {
+    await this.redis.bumpWithExpiry(`${this.prefix}:rl:${key}`, ttlSeconds);
   }
 }

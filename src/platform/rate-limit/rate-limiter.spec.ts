@@ -24,3 +24,13 @@ describe('MemoryCounterStore', () => {
     expect(await store.increment('b', 60)).toBe(1);
   });
 });
+
+describe('MemoryCounterStore, stamps', () => {
+  it('reads another key in the same call as a hit, null until it is bumped', async () => {
+    const store = new MemoryCounterStore();
+    expect(await store.incrementAndRead('hits', 60, 'stamp')).toEqual({ count: 1, value: null });
+    await store.bump('stamp', 60);
+    await store.bump('stamp', 60);
+    expect(await store.incrementAndRead('hits', 60, 'stamp')).toEqual({ count: 2, value: '2' });
+  });
+});

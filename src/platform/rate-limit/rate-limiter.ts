@@ -22,7 +22,25 @@ export function fixedWindow(count: number, limit: number, windowSeconds: number,
 export const SIGN_IN_FAILURE_LIMIT = 10;
 export const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
 
-/** Per-workspace limits by plan, and a stricter per-address/per-email limit for sign-in. */
+/** A request counted against its workspace's window, with the workspace's access stamp read alongside. */
+export interface WorkspaceHit {
+  /** Requests in the current window, this one included. */
+  count: number;
+  /** Changes whenever something that authorises the workspace's requests changes; see `bumpAccessStamp`. */
+  stamp: string;
+}
+
+/** How long an access stamp outlives its last change; far longer than anything remembered against it. */
+const ACCESS_STAMP_TTL_SECONDS = 24 * 60 * 60;
+
+/**
+ * Per-workspace limits by plan, and a stricter per-address/per-email limit for sign-in.
+ *
+ * Every authenticated request already makes one round trip to the counters, so it also carries the
+ * workspace's access stamp back: a counter bumped after a session ends or a plan or role changes.
+ * The session check may reuse what it read for a session while the stamp stays the same, and must
+ * read again once it moves; with Redis, every instance sees the bump on its next request.
+ */
 @Injectable()
 export class RateLimiter {
   constructor(
@@ -30,10 +48,27 @@ export class RateLimiter {
     private readonly store: CounterStore,
   ) {}
 
-  async consumeWorkspace(workspaceId: string, plan: Plan, res: Response): Promise<void> {
+  /** Counts a request against the workspace's window and reads its access stamp, in one round trip. */
+  async hitWorkspace(workspaceId: string): Promise<WorkspaceHit> {
+    const windowSeconds = this.config.rateLimitWindowSeconds;
+    const key = windowKey(`ws:${workspaceId}`, windowSeconds, Date.now());
+    const { count, value } = await this.store.incrementAndRead(key, windowSeconds, accessStampKey(workspaceId));
+    return { count, stamp: value ?? '0' };
+  }
+
+  /** Sets the rate-limit headers for a counted request; throws `rate_limited` past the plan's limit. */
+  enforceWorkspace(count: number, plan: Plan, res: Response): void {
     const perMinute = PLAN_LIMITS[plan].requestsPerMinute * this.config.rateLimitMultiplier;
     const limit = Math.round((perMinute * this.config.rateLimitWindowSeconds) / 60);
-    await this.consume(`ws:${workspaceId}`, limit, this.config.rateLimitWindowSeconds, 'plan', res);
+    this.decide(count, limit, this.config.rateLimitWindowSeconds, 'plan', Date.now(), res);
+  }
+
+  /**
+   * Moves the workspace's access stamp. Call it after the change has committed (a session ended, a
+   * plan or role changed): a request that reads the new stamp must also read the new rows.
+   */
+  async bumpAccessStamp(workspaceId: string): Promise<void> {
+    await this.store.bump(accessStampKey(workspaceId), ACCESS_STAMP_TTL_SECONDS);
   }
 
   /** Sign-in limits use a one-minute window regardless of the plan window. */
@@ -65,8 +100,11 @@ export class RateLimiter {
 
   private async consume(key: string, limit: number, windowSeconds: number, policy: string, res?: Response): Promise<void> {
     const now = Date.now();
-    const windowIndex = Math.floor(now / (windowSeconds * 1000));
-    const count = await this.store.increment(`${key}:${windowIndex}`, windowSeconds);
+    const count = await this.store.increment(windowKey(key, windowSeconds, now), windowSeconds);
+    this.decide(count, limit, windowSeconds, policy, now, res);
+  }
+
+  private decide(count: number, limit: number, windowSeconds: number, policy: string, now: number, res?: Response): void {
     const state = fixedWindow(count, limit, windowSeconds, now);
     if (res) setHeaders(res, state, policy);
     if (count > limit) {
@@ -77,6 +115,15 @@ export class RateLimiter {
       });
     }
   }
+}
+
+/** The counter of `key` for the fixed window that holds `nowMs`. */
+function windowKey(key: string, windowSeconds: number, nowMs: number): string {
+  return `${key}:${Math.floor(nowMs / (windowSeconds * 1000))}`;
+}
+
+function accessStampKey(workspaceId: string): string {
+  return `stamp:${workspaceId}`;
 }
 
 function setHeaders(res: Response, s: WindowState, policy: string): void {

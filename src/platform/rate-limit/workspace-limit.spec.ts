@@ -15,14 +15,16 @@ function headerSink() {
 describe('per-workspace limit', () => {
   it("uses the plan's requests per minute, scaled to the window", async () => {
     const { headers, res } = headerSink();
-    await limiterWith({ RATE_LIMIT_WINDOW_SECONDS: '30' }).consumeWorkspace('ws_a', 'pro', res);
+    const limiter = limiterWith({ RATE_LIMIT_WINDOW_SECONDS: '30' });
+    limiter.enforceWorkspace((await limiter.hitWorkspace('ws_a')).count, 'pro', res);
     expect(headers['X-RateLimit-Limit']).toBe('90');
     expect(headers['RateLimit-Policy']).toBe('"plan";q=90;w=30');
   });
 
   it('multiplies every plan limit by RATE_LIMIT_MULTIPLIER', async () => {
     const { headers, res } = headerSink();
-    await limiterWith({ RATE_LIMIT_MULTIPLIER: '1000' }).consumeWorkspace('ws_a', 'starter', res);
+    const limiter = limiterWith({ RATE_LIMIT_MULTIPLIER: '1000' });
+    limiter.enforceWorkspace((await limiter.hitWorkspace('ws_a')).count, 'starter', res);
     expect(headers['X-RateLimit-Limit']).toBe('60000');
   });
 });

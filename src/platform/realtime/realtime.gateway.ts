@@ -56,7 +56,9 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
     session.start();
   }
 
-  private authenticate(token: string): Promise<Caller | null> {
-    return token.startsWith(API_KEY_PREFIX) ? this.apiKeyAuth.authenticate(token) : this.sessionAuth.authenticate(token);
+  /** The socket's auth message counts as one request of its workspace, as on HTTP. */
+  private async authenticate(token: string): Promise<Caller | null> {
+    if (token.startsWith(API_KEY_PREFIX)) return this.apiKeyAuth.authenticate(token);
+    return (await this.sessionAuth.authenticate(token))?.caller ?? null;
   }
 }

@@ -10,20 +10,25 @@ const config = new AppConfig({ JWT_SECRET: SECRET, TOKEN_ENCRYPTION_KEY: 'k'.rep
 const tokens = new AccessTokens(new JwtService(jwtOptions(config)), config);
 const userId = newId('user');
 const sessionId = newId('ses');
+const workspaceId = newId('ws');
 
 function sign(claims: Record<string, unknown>, options: jwt.SignOptions = {}, secret = SECRET): string {
   return jwt.sign({ sub: userId, sid: sessionId, iss: 'persona-studio', aud: 'persona-studio-api', ...claims }, secret, { expiresIn: 60, ...options });
 }
 
 describe('AccessTokens', () => {
-  it('issues HS256 tokens with iss, aud, exp, sub and sid, and reads them back', () => {
-    const token = tokens.issue(userId, sessionId);
+  it('issues HS256 tokens with iss, aud, exp, sub, sid and wid, and reads them back', () => {
+    const token = tokens.issue({ userId, workspaceId }, sessionId);
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header.alg).toBe('HS256');
     const p = decoded.payload as jwt.JwtPayload;
-    expect(p).toMatchObject({ sub: userId, sid: sessionId, iss: 'persona-studio', aud: 'persona-studio-api' });
+    expect(p).toMatchObject({ sub: userId, sid: sessionId, wid: workspaceId, iss: 'persona-studio', aud: 'persona-studio-api' });
     expect(p.exp! - p.iat!).toBe(900);
-    expect(tokens.verify(token)).toEqual({ userId, sessionId });
+    expect(tokens.verify(token)).toEqual({ userId, sessionId, workspaceId });
+  });
+
+  it('still reads a token issued before the workspace claim, without a workspace', () => {
+    expect(tokens.verify(sign({}))).toEqual({ userId, sessionId });
   });
 
   it.each([
@@ -35,6 +40,7 @@ describe('AccessTokens', () => {
     ['alg none', `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${sign({}).split('.')[1]}.`],
     ['a subject that is not a user id', sign({ sub: 'admin' })],
     ['no session id', sign({ sid: undefined })],
+    ['a workspace claim that is not a workspace id', sign({ wid: 'ws_../x' })],
     ['garbage', 'not.a.jwt'],
   ])('refuses a token with %s', (_what, token) => {
     expect(tokens.verify(token)).toBeNull();

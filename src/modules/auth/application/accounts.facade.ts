@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Page, type PageRequest, type Plan } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import type { Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 
 /** What other contexts may ask of accounts: workspaces, their plan and their owners. */
 @Injectable()
 export class AccountsFacade {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly limiter: RateLimiter,
+  ) {}
 
   /** Throws `not_found` for an unknown workspace. */
   async getWorkspace(id: string, tx?: Tx): Promise<Workspace> {
@@ -21,9 +25,11 @@ export class AccountsFacade {
     return this.accounts.findWorkspacesByOwnerEmail(emailFragment.trim(), page);
   }
 
-  async setPlan(id: string, plan: Plan, tx?: Tx): Promise<Workspace> {
-    const ws = await this.accounts.setPlan(id, plan, tx);
+  /** Commits on its own (no caller transaction): sessions must see the new plan once it is moved. */
+  async setPlan(id: string, plan: Plan): Promise<Workspace> {
+    const ws = await this.accounts.setPlan(id, plan);
     if (!ws) throw AppError.notFound('Workspace');
+    await this.limiter.bumpAccessStamp(id);
     return ws;
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { normalizeEmail, passwordProblem } from '../domain/password-policy.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { PasswordHasher } from './password-hasher.js';
@@ -19,6 +20,8 @@ export class AdminAccounts {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly accounts: AccountsRepository,
     private readonly hasher: PasswordHasher,
+    /** Absent in the CLI, which has no counters to reach: a running API sees its promotion within SESSION_RECHECK_MS. */
+    private readonly limiter?: RateLimiter,
   ) {}
 
   static standalone(ds: DataSource): AdminAccounts {
@@ -52,6 +55,7 @@ export class AdminAccounts {
     if (!user) return null;
     if (user.role === 'admin') return 'unchanged';
     await this.accounts.setRole(this.ds.manager, user.id, 'admin');
+    await this.limiter?.bumpAccessStamp(user.workspaceId);
     return 'promoted';
   }
 }

@@ -65,7 +65,7 @@ export class AuthService {
         if (this.config.signupCredits > 0) {
           await this.billing.credit(tx, { workspaceId, amount: this.config.signupCredits, reason: 'signup_grant', refType: 'user', refId: user.id });
         }
-        return { user, ...(await this.sessionTokens.start(tx, user.id, client)) };
+        return { user, ...(await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client)) };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'users_email_lower_uq')) {
@@ -85,7 +85,7 @@ export class AuthService {
       throw invalidCredentials();
     }
     const { passwordHash: _hash, ...user } = found;
-    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, user.id, client));
+    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, { userId: user.id, workspaceId: user.workspaceId }, client));
     return { user, ...tokens };
   }
 
@@ -96,7 +96,7 @@ export class AuthService {
     if (decision === 'invalid' || !stored) throw invalidRefreshToken();
     const tokens = decision === 'rotate' ? await this.rotate(stored) : null;
     if (!tokens) {
-      await this.sessions.revokeSession(stored.sessionId, 'refresh_token_reused');
+      await this.endSession(stored, 'refresh_token_reused');
       throw new AppError('refresh_token_reused', 'This refresh token was already used; the session has been ended.');
     }
     const account = await this.accounts.findUserWithWorkspace(stored.userId);
@@ -107,21 +107,35 @@ export class AuthService {
   /** A new pair, or null when a concurrent presentation of the same token rotated it first (a reuse). */
   private rotate(stored: StoredRefreshToken): Promise<TokenPair | null> {
     return inTransaction(this.ds, async (tx) =>
-      (await this.sessions.markRotated(tx, stored.id)) ? this.sessionTokens.continue(tx, stored.userId, stored.sessionId) : null,
+      (await this.sessions.markRotated(tx, stored.id)) ? this.sessionTokens.continue(tx, stored, stored.sessionId) : null,
     );
   }
 
   /** Ends the caller's session, and the session of `refreshToken` too when it is the caller's own. */
   async logout(caller: Caller, refreshToken?: string): Promise<void> {
-    if (caller.sessionId) await this.sessions.revokeSession(caller.sessionId, 'logout');
+    if (caller.sessionId) await this.endSession({ sessionId: caller.sessionId, workspaceId: caller.workspaceId }, 'logout');
     if (refreshToken) {
       const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
-      if (stored) await this.sessions.revokeSession(stored.sessionId, 'logout', caller.userId);
+      if (stored?.userId === caller.userId) await this.endSession(stored, 'logout');
     }
   }
 
+  /**
+   * Revokes the session, then moves its workspace's access stamp so no instance reuses its old
+   * check. The stamp moves even when the session had already ended: a retried logout whose first
+   * attempt revoked the session but failed to reach Redis still gets the stamp moved.
+   */
+  private async endSession(session: { sessionId: string; workspaceId: string }, reason: string): Promise<void> {
+    await this.sessions.revokeSession(session.sessionId, reason);
+    await this.limiter.bumpAccessStamp(session.workspaceId);
+  }
+
+  /**
+   * The caller's user and workspace as they are now (the balance moves with every order): what the
+   * session check read for this request, or, when it reused an earlier check, the session read again.
+   */
   async me(caller: Caller): Promise<Account> {
-    const account = this.authenticator.accountOf(caller) ?? (await this.accounts.findUserWithWorkspace(caller.userId));
+    const account = this.authenticator.accountOf(caller) ?? (caller.sessionId && (await this.sessions.findLive(caller.sessionId, caller.userId))?.account);
     if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
     return account;
   }

@@ -1,31 +1,90 @@
 import { Injectable } from '@nestjs/common';
 import { SCOPES, type Caller } from '../../../core/index.js';
-import { SessionAuthenticator } from '../../../platform/auth/index.js';
+import { SessionAuthenticator, type Authenticated } from '../../../platform/auth/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import type { Account } from '../domain/accounts.js';
-import { SessionsRepository } from '../infrastructure/sessions.repository.js';
-import { AccessTokens } from './access-tokens.js';
+import { SessionsRepository, type LiveSession } from '../infrastructure/sessions.repository.js';
+import { AccessTokens, type AccessClaims } from './access-tokens.js';
 
 /**
- * Checks the JWT, then its session on every request (one query), so a logout, a reused refresh
- * token or a disabled user takes effect at once rather than when the token expires.
+ * How long a session check's answer may be reused while the workspace's access stamp stays put: the
+ * bound on how late a change made outside the API (a hand edit in SQL, the admin CLI without Redis)
+ * is seen. Changes made through the API move the stamp and are seen on the next request.
+ */
+export const SESSION_RECHECK_MS = 30_000;
+
+/** Sessions remembered at most per process; the oldest is forgotten first. */
+const REMEMBERED_SESSIONS = 10_000;
+
+interface Remembered {
+  caller: Caller;
+  stamp: string;
+  sessionExpiresAtMs: number;
+  readAtMs: number;
+}
+
+/**
+ * Checks the JWT, then that its session is live (not revoked, not expired, user active), so a
+ * logout, a reused refresh token or a plan change takes effect at once rather than when the token
+ * expires.
+ *
+ * The request's rate-limit round trip also reads the workspace's access stamp, which every such
+ * change moves after it commits. While the stamp is the one read with the session, the session's
+ * answer is reused and the request costs no database query; once it moves, the next request reads
+ * the session again. With Redis the stamp is shared, so a logout on one instance ends the token on
+ * all of them. The stamp is read before the session, so an answer is never remembered under a stamp
+ * newer than the rows it came from.
  */
 @Injectable()
 export class JwtSessionAuthenticator extends SessionAuthenticator {
   /** What the session check read, per caller object: it lives exactly as long as the request's caller. */
   private readonly accounts = new WeakMap<Caller, Account>();
+  private readonly remembered = new Map<string, Remembered>();
 
   constructor(
     private readonly tokens: AccessTokens,
     private readonly sessions: SessionsRepository,
+    private readonly limiter: RateLimiter,
   ) {
     super();
   }
 
-  async authenticate(token: string): Promise<Caller | null> {
-    const claims = this.tokens.verify(token);
+  async authenticate(token: string, nowMs: number = Date.now()): Promise<Authenticated | null> {
+    const claims = this.tokens.verify(token, nowMs);
     if (!claims) return null;
-    const account = await this.sessions.findLiveAccount(claims.sessionId, claims.userId);
-    if (!account) return null;
+    if (!claims.workspaceId) return this.authenticateUnstamped(claims);
+
+    const { count: hits, stamp } = await this.limiter.hitWorkspace(claims.workspaceId);
+    const known = this.remembered.get(claims.sessionId);
+    if (known && isReusable(known, claims, stamp, nowMs)) {
+      // A copy: nothing a request does to its caller reaches the next one, and it has no account
+      // of its own, so GET /auth/me reads the user and workspace afresh.
+      return { caller: { ...known.caller }, hits };
+    }
+    const live = await this.sessions.findLive(claims.sessionId, claims.userId);
+    if (!live || live.account.workspace.id !== claims.workspaceId) {
+      this.remembered.delete(claims.sessionId);
+      return null;
+    }
+    const caller = this.callerOf(live, claims.sessionId);
+    this.remember(claims.sessionId, { caller: { ...caller }, stamp, sessionExpiresAtMs: live.expiresAt.getTime(), readAtMs: nowMs });
+    return { caller, hits };
+  }
+
+  /** The user and workspace as this request's session check read them, so GET /auth/me needs no second query. */
+  accountOf(caller: Caller): Account | undefined {
+    return this.accounts.get(caller);
+  }
+
+  /** A token from before the `wid` claim: the session is read first, and its answer not remembered. */
+  private async authenticateUnstamped(claims: AccessClaims): Promise<Authenticated | null> {
+    const live = await this.sessions.findLive(claims.sessionId, claims.userId);
+    if (!live) return null;
+    const caller = this.callerOf(live, claims.sessionId);
+    return { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
+  }
+
+  private callerOf({ account }: LiveSession, sessionId: string): Caller {
     const caller: Caller = {
       kind: 'session',
       userId: account.user.id,
@@ -33,14 +92,28 @@ export class JwtSessionAuthenticator extends SessionAuthenticator {
       role: account.user.role,
       plan: account.workspace.plan,
       scopes: SCOPES,
-      sessionId: claims.sessionId,
+      sessionId,
     };
     this.accounts.set(caller, account);
     return caller;
   }
 
-  /** The user and workspace as this request's session check read them, so GET /auth/me needs no second query. */
-  accountOf(caller: Caller): Account | undefined {
-    return this.accounts.get(caller);
+  private remember(sessionId: string, entry: Remembered): void {
+    this.remembered.delete(sessionId);
+    if (this.remembered.size >= REMEMBERED_SESSIONS) {
+      const oldest = this.remembered.keys().next();
+      if (!oldest.done) this.remembered.delete(oldest.value);
+    }
+    this.remembered.set(sessionId, entry);
   }
+}
+
+function isReusable(known: Remembered, claims: AccessClaims, stamp: string, nowMs: number): boolean {
+  return (
+    known.stamp === stamp &&
+    known.caller.userId === claims.userId &&
+    known.caller.workspaceId === claims.workspaceId &&
+    known.sessionExpiresAtMs > nowMs &&
+    nowMs - known.readAtMs < SESSION_RECHECK_MS
+  );
 }

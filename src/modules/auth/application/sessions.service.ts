@@ -4,7 +4,7 @@ import { newId } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import { generateRefreshToken, hashRefreshToken } from '../domain/refresh-token.js';
 import { SessionsRepository } from '../infrastructure/sessions.repository.js';
-import { AccessTokens } from './access-tokens.js';
+import { AccessTokens, type TokenSubject } from './access-tokens.js';
 
 export interface ClientInfo {
   ip?: string;
@@ -28,25 +28,25 @@ export class SessionsService {
     private readonly config: AppConfig,
   ) {}
 
-  async start(tx: Tx, userId: string, client: ClientInfo): Promise<TokenPair> {
+  async start(tx: Tx, subject: TokenSubject, client: ClientInfo): Promise<TokenPair> {
     const sessionId = newId('ses');
     await this.sessions.createSession(tx, {
       id: sessionId,
-      userId,
+      userId: subject.userId,
       expiresAt: this.refreshExpiry(),
       userAgent: client.userAgent?.slice(0, 512),
       ip: client.ip,
     });
-    return this.issue(tx, userId, sessionId);
+    return this.issue(tx, subject, sessionId);
   }
 
   /** A new pair in the same session; the session lives as long as its newest refresh token. */
-  async continue(tx: Tx, userId: string, sessionId: string): Promise<TokenPair> {
+  async continue(tx: Tx, subject: TokenSubject, sessionId: string): Promise<TokenPair> {
     await this.sessions.extendSession(tx, sessionId, this.refreshExpiry());
-    return this.issue(tx, userId, sessionId);
+    return this.issue(tx, subject, sessionId);
   }
 
-  private async issue(tx: Tx, userId: string, sessionId: string): Promise<TokenPair> {
+  private async issue(tx: Tx, subject: TokenSubject, sessionId: string): Promise<TokenPair> {
     const refreshToken = generateRefreshToken();
     await this.sessions.insertRefreshToken(tx, {
       id: newId('rtk'),
@@ -54,7 +54,7 @@ export class SessionsService {
       tokenHash: hashRefreshToken(refreshToken),
       expiresAt: this.refreshExpiry(),
     });
-    return { accessToken: this.accessTokens.issue(userId, sessionId), refreshToken, expiresIn: this.accessTokens.ttlSeconds };
+    return { accessToken: this.accessTokens.issue(subject, sessionId), refreshToken, expiresIn: this.accessTokens.ttlSeconds };
   }
 
   private refreshExpiry(): Date {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { offsetOf, type Page, type PageRequest, type Plan, type Role } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { changedRows, type Tx } from '../../../platform/database/index.js';
 import type { Account, User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
 import {
   ACCOUNT_COLUMNS,
@@ -71,9 +71,9 @@ export class AccountsRepository {
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
 
-  async setPlan(id: string, plan: Plan, tx?: Tx): Promise<Workspace | null> {
-    // The postgres driver answers an UPDATE with [rows, rowCount].
-    const [rows]: [WorkspaceRow[], number] = await (tx ?? this.ds.manager).query(
+  async setPlan(id: string, plan: Plan): Promise<Workspace | null> {
+    const rows = await changedRows<WorkspaceRow>(
+      this.ds.manager,
       `UPDATE workspaces w SET plan = $2, updated_at = now() WHERE w.id = $1 RETURNING ${WORKSPACE_COLUMNS}`,
       [id, plan],
     );

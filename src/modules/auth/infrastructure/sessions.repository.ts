@@ -10,6 +10,13 @@ export interface StoredRefreshToken extends RefreshTokenState {
   id: string;
   sessionId: string;
   userId: string;
+  workspaceId: string;
+}
+
+/** A live session's account, and when the session ends unless refreshed. */
+export interface LiveSession {
+  account: Account;
+  expiresAt: Date;
 }
 
 /** Sessions (one per sign-in) and their refresh-token family. */
@@ -40,20 +47,21 @@ export class SessionsRepository {
   }
 
   /**
-   * The hot path of every product request: one indexed query answers whether the session is still
-   * live (not revoked, not expired, user active) and reads the user and workspace it belongs to.
+   * The session check (a request whose workspace's access stamp moved, or whose session this process
+   * has not read yet) and GET /auth/me: one indexed query answers whether the session is still live
+   * (not revoked, not expired, user active) and reads the user and workspace it belongs to.
    */
-  async findLiveAccount(sessionId: string, userId: string): Promise<Account | null> {
-    const rows = await this.hot.rows<AccountRow>(
+  async findLive(sessionId: string, userId: string): Promise<LiveSession | null> {
+    const rows = await this.hot.rows<AccountRow & { session_expires_at: Date }>(
       'auth_live_session_account',
-      `SELECT ${ACCOUNT_COLUMNS}
+      `SELECT ${ACCOUNT_COLUMNS}, s.expires_at AS session_expires_at
        FROM sessions s
        JOIN users u ON u.id = s.user_id
        JOIN workspaces w ON w.id = u.workspace_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
       [sessionId, userId],
     );
-    return rows[0] ? toAccount(rows[0]) : null;
+    return rows[0] ? { account: toAccount(rows[0]), expiresAt: rows[0].session_expires_at } : null;
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {
@@ -61,13 +69,14 @@ export class SessionsRepository {
       id: string;
       session_id: string;
       user_id: string;
+      workspace_id: string;
       expires_at: Date;
       rotated_at: Date | null;
       session_revoked_at: Date | null;
       session_expires_at: Date;
       user_active: boolean;
     }> = await this.ds.query(
-      `SELECT t.id, t.session_id, s.user_id, t.expires_at, t.rotated_at,
+      `SELECT t.id, t.session_id, s.user_id, u.workspace_id, t.expires_at, t.rotated_at,
               s.revoked_at AS session_revoked_at, s.expires_at AS session_expires_at,
               u.status = 'active' AS user_active
        FROM refresh_tokens t
@@ -82,6 +91,7 @@ export class SessionsRepository {
       id: r.id,
       sessionId: r.session_id,
       userId: r.user_id,
+      workspaceId: r.workspace_id,
       tokenExpiresAt: r.expires_at,
       rotatedAt: r.rotated_at,
       sessionRevokedAt: r.session_revoked_at,
@@ -110,11 +120,7 @@ export class SessionsRepository {
   }
 
   /** Ends a session: its access tokens and its whole refresh-token family stop working at once. */
-  async revokeSession(sessionId: string, reason: string, userId?: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2
-       WHERE id = $1 AND revoked_at IS NULL AND ($3::text IS NULL OR user_id = $3)`,
-      [sessionId, reason, userId ?? null],
-    );
+  async revokeSession(sessionId: string, reason: string): Promise<void> {
+    await this.ds.query('UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL', [sessionId, reason]);
   }
 }

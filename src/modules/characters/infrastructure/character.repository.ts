@@ -3,7 +3,7 @@ import { isPlan, offsetOf, type Page, type PageRequest, type Plan } from '../../
 import { PreparedReads, type Tx } from '../../../platform/database/index.js';
 import type { Character } from '../domain/character.js';
 import { CharacterEntity } from './character.entity.js';
-import { CHARACTER_JSON, type CharacterJson } from './character-json.js';
+import { CHARACTER_JSON_COLUMNS, toCharacterJson, type CharacterJson, type CharacterJsonRow } from './character-json.js';
 
 type CharacterChanges = Partial<Omit<Character, 'id' | 'workspaceId' | 'createdAt'>>;
 
@@ -13,10 +13,9 @@ const COLUMNS = `id, workspace_id, name, niche, appearance, identity, personalit
 
 const ORDER = 'created_at DESC, id DESC';
 
-/** One row: the page as a JSON array of wire characters, newest first, and the total (a window count). */
-const LIST_PAGE = `SELECT coalesce(json_agg(${CHARACTER_JSON} ORDER BY ${ORDER}), '[]'::json) AS items, max(total) AS total
-  FROM (SELECT ${COLUMNS}, count(*) OVER () AS total FROM characters
-        WHERE workspace_id = $1 ORDER BY ${ORDER} LIMIT $2 OFFSET $3) page`;
+/** A page of wire-ready rows, newest first, each with the total (a window count). */
+const LIST_PAGE = `SELECT ${CHARACTER_JSON_COLUMNS}, count(*) OVER () AS total FROM characters
+  WHERE workspace_id = $1 ORDER BY ${ORDER} LIMIT $2 OFFSET $3`;
 
 interface CharacterRow {
   id: string;
@@ -105,9 +104,9 @@ export class CharacterRepository {
 
   /** One round trip: the page, already in its wire shape, and the total in the same prepared query. */
   async list(workspaceId: string, req: PageRequest): Promise<Page<CharacterJson>> {
-    const [row] = await this.prepared.rows<{ items: CharacterJson[]; total: string | null }>('characters_page', LIST_PAGE, [workspaceId, req.pageSize, offsetOf(req)]);
-    const total = row.total !== null ? Number(row.total) : await this.countOutsidePage(workspaceId, req);
-    return { items: row.items, page: req.page, pageSize: req.pageSize, total };
+    const rows = await this.prepared.rows<CharacterJsonRow & { total: string }>('characters_page', LIST_PAGE, [workspaceId, req.pageSize, offsetOf(req)]);
+    const total = rows.length > 0 ? Number(rows[0].total) : await this.countOutsidePage(workspaceId, req);
+    return { items: rows.map(toCharacterJson), page: req.page, pageSize: req.pageSize, total };
   }
 
   /** A page past the end has no rows to carry the window count. */

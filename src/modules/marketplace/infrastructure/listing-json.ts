@@ -1,3 +1,5 @@
+import { isoTimestampSql } from '../../../platform/database/index.js';
+
 /**
  * The wire shape of a listing (contract §9), built by PostgreSQL for the hot reads (browse and the
  * detail page): the driver then parses one JSON value per page instead of converting every column
@@ -24,7 +26,7 @@ export interface ListingJson {
   updated_at: string;
 }
 
-const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ISO = isoTimestampSql;
 
 /** A listing row of `marketplace_listings` (unqualified columns) as its wire JSON. */
 export const LISTING_JSON = `json_build_object(

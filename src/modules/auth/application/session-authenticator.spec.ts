@@ -1,0 +1,133 @@
+import { describe, expect, it } from '@jest/globals';
+import { JwtService } from '@nestjs/jwt';
+import jwt from 'jsonwebtoken';
+import { AppConfig } from '../../../config/index.js';
+import { newId, type Plan } from '../../../core/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
+import { MemoryCounterStore } from '../../../platform/rate-limit/counter-store.js';
+import type { LiveSession, SessionsRepository } from '../infrastructure/sessions.repository.js';
+import { AccessTokens, jwtOptions } from './access-tokens.js';
+import { JwtSessionAuthenticator, SESSION_RECHECK_MS } from './session-authenticator.js';
+
+const SECRET = 's'.repeat(40);
+const config = new AppConfig({ JWT_SECRET: SECRET, TOKEN_ENCRYPTION_KEY: 'k'.repeat(32), ACCESS_TOKEN_TTL_SECONDS: '900' });
+
+/** The sessions table as the authenticator sees it: one live session, and a count of reads. */
+class FakeSessions {
+  reads = 0;
+  live = true;
+  plan: Plan = 'starter';
+  expiresAt = new Date(Date.now() + 86_400_000);
+
+  constructor(
+    readonly userId: string,
+    readonly workspaceId: string,
+  ) {}
+
+  async findLive(_sessionId: string, userId: string): Promise<LiveSession | null> {
+    this.reads += 1;
+    if (!this.live || userId !== this.userId) return null;
+    const createdAt = new Date(0);
+    return {
+      expiresAt: this.expiresAt,
+      account: {
+        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
+        workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },
+      },
+    };
+  }
+}
+
+function setup() {
+  const userId = newId('user');
+  const workspaceId = newId('ws');
+  const sessionId = newId('ses');
+  const tokens = new AccessTokens(new JwtService(jwtOptions(config)), config);
+  const sessions = new FakeSessions(userId, workspaceId);
+  const limiter = new RateLimiter(config, new MemoryCounterStore());
+  const auth = new JwtSessionAuthenticator(tokens, sessions as unknown as SessionsRepository, limiter);
+  const token = tokens.issue({ userId, workspaceId }, sessionId);
+  return { auth, sessions, limiter, token, userId, workspaceId, sessionId };
+}
+
+describe('JwtSessionAuthenticator', () => {
+  it('reads the session once, then reuses it while the access stamp stays put, counting every request', async () => {
+    const { auth, sessions, token, workspaceId, sessionId } = setup();
+    const now = Date.now();
+    const first = await auth.authenticate(token, now);
+    const second = await auth.authenticate(token, now + 1_000);
+    expect(first).toMatchObject({ hits: 1, caller: { kind: 'session', workspaceId, sessionId, plan: 'starter' } });
+    expect(second).toMatchObject({ hits: 2, caller: first!.caller });
+    expect(sessions.reads).toBe(1);
+  });
+
+  it('reads the session again once the stamp moves: a revoked session is refused on the next request', async () => {
+    const { auth, sessions, limiter, token, workspaceId } = setup();
+    await auth.authenticate(token);
+    sessions.live = false;
+    await limiter.bumpAccessStamp(workspaceId);
+    expect(await auth.authenticate(token)).toBeNull();
+    expect(sessions.reads).toBe(2);
+  });
+
+  it('sees a plan change on the request after the stamp moves, and not before', async () => {
+    const { auth, sessions, limiter, token, workspaceId } = setup();
+    await auth.authenticate(token);
+    sessions.plan = 'agency';
+    expect((await auth.authenticate(token))!.caller.plan).toBe('starter');
+    await limiter.bumpAccessStamp(workspaceId);
+    expect((await auth.authenticate(token))!.caller.plan).toBe('agency');
+    expect((await auth.authenticate(token))!.caller.plan).toBe('agency');
+    expect(sessions.reads).toBe(2);
+  });
+
+  it(`reads the session again after ${SESSION_RECHECK_MS / 1000} s even when the stamp stays put`, async () => {
+    const { auth, sessions, token } = setup();
+    const now = Date.now();
+    await auth.authenticate(token, now);
+    await auth.authenticate(token, now + SESSION_RECHECK_MS - 1);
+    expect(sessions.reads).toBe(1);
+    sessions.live = false;
+    expect(await auth.authenticate(token, now + SESSION_RECHECK_MS)).toBeNull();
+    expect(sessions.reads).toBe(2);
+  });
+
+  it('reads the session again once the session itself has expired', async () => {
+    const { auth, sessions, token } = setup();
+    const now = Date.now();
+    sessions.expiresAt = new Date(now + 5_000);
+    await auth.authenticate(token, now);
+    sessions.live = false;
+    expect(await auth.authenticate(token, now + 5_000)).toBeNull();
+    expect(sessions.reads).toBe(2);
+  });
+
+  it('hands each request its own caller; only the request that read the session has its account', async () => {
+    const { auth, token } = setup();
+    const first = await auth.authenticate(token);
+    const second = await auth.authenticate(token);
+    expect(second!.caller).not.toBe(first!.caller);
+    expect(auth.accountOf(first!.caller)?.workspace.plan).toBe('starter');
+    expect(auth.accountOf(second!.caller)).toBeUndefined();
+  });
+
+  it('refuses a token whose workspace claim is not the workspace of its session', async () => {
+    const { auth, userId, sessionId } = setup();
+    const tokens = new AccessTokens(new JwtService(jwtOptions(config)), config);
+    expect(await auth.authenticate(tokens.issue({ userId, workspaceId: newId('ws') }, sessionId))).toBeNull();
+  });
+
+  it('checks a token without a workspace claim against the database on every request', async () => {
+    const { auth, sessions, userId, sessionId } = setup();
+    const legacy = jwt.sign({ sub: userId, sid: sessionId, iss: config.jwtIssuer, aud: config.jwtAudience }, SECRET, { expiresIn: 60 });
+    expect(await auth.authenticate(legacy)).toMatchObject({ hits: 1 });
+    expect(await auth.authenticate(legacy)).toMatchObject({ hits: 2 });
+    expect(sessions.reads).toBe(2);
+  });
+
+  it('refuses a token that does not verify, without counting or reading anything', async () => {
+    const { auth, sessions } = setup();
+    expect(await auth.authenticate('not.a.jwt')).toBeNull();
+    expect(sessions.reads).toBe(0);
+  });
+});
