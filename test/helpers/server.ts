@@ -117,13 +117,34 @@ function launch(script: string, env: Record<string, string>, readyLine: RegExp, 
   });
 }
 
-/** A port nobody listens on right now. */
+/**
+ * Ports below Linux's ephemeral range (32768-60999): the kernel never hands them out as the source
+ * port of an outgoing connection or to a `listen(0)`, so a probed one stays free until it is bound.
+ */
+const PROBED_PORTS = { from: 20_000, to: 32_000 };
+
+/** A port nobody listens on right now, from PROBED_PORTS (a kernel-chosen one if none answers). */
 export async function freePort(): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const port = PROBED_PORTS.from + Math.floor(Math.random() * (PROBED_PORTS.to - PROBED_PORTS.from));
+    if ((await listenOnce(port)) !== null) return port;
+  }
+  const chosen = await listenOnce(0);
+  if (chosen === null) throw new Error('no free loopback port');
+  return chosen;
+}
+
+/** Binds and releases `port` on loopback; the port bound, or null when it is taken. */
+async function listenOnce(port: number): Promise<number | null> {
   const probe = createNetServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
+  const bound = await new Promise<boolean>((r) => {
+    probe.once('error', () => r(false));
+    probe.listen(port, '127.0.0.1', () => r(true));
+  });
+  if (!bound) return null;
+  const { port: actual } = probe.address() as AddressInfo;
   await new Promise<void>((r) => probe.close(() => r()));
-  return port;
+  return actual;
 }
 
 /**
@@ -139,8 +160,7 @@ export async function startServer(backing: Backing, extraEnv: Record<string, str
       const port = Number(match[1]);
       return { ...proc, port, url: `http://127.0.0.1:${port}/api/v1`, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws` };
     } catch (err) {
-      // The probed port is free when probed, but it comes from the ephemeral range: another
-      // process's outgoing connection may take it before the server binds it. Probe again.
+      // Another file's server may bind the probed port between the probe and the start.
       if (attempt >= PORT_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
     }
   }
