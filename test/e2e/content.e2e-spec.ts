@@ -242,6 +242,25 @@ describe('content', () => {
     expect(entries.filter((e) => e.amount > 0).map((e) => e.reason)).toEqual(['signup_grant']);
   }, 90_000);
 
+  it('25 concurrent orders of 3 credits against the 50 of a new workspace: 16 accepted, each with its item, job and ledger row; 9 × 402 that leave nothing behind', async () => {
+    const dave = await registerUser(server);
+    const character = await createCharacter(dave);
+    expect(await balance(dave)).toBe(50);
+    const answers = await Promise.all(Array.from({ length: 25 }, () => generate(dave, { character_id: character, type: 'single' })));
+    const accepted = answers.filter((r) => r.status === 201);
+    expect(accepted).toHaveLength(16);
+    expect(answers.filter((r) => r.status === 402 && r.body.code === 'insufficient_credits')).toHaveLength(9);
+    expect(await balance(dave)).toBe(2);
+
+    const acceptedIds = accepted.map((r) => r.body.item.id as string).sort();
+    const queue = await api(server).get('/content/queue?status=queued,generating,ready,failed&page_size=100').set(dave.auth);
+    expect(queue.body.items.map((i: Item) => i.id).sort()).toEqual(acceptedIds);
+    for (const r of accepted) expect((await api(server).get(`/jobs/${r.body.job.id}`).set(dave.auth)).body.job.content_id).toBe(r.body.item.id);
+    const debits = (await ledger(dave)).filter((e) => e.amount < 0);
+    expect(debits.map((e) => e.ref_id).sort()).toEqual(acceptedIds);
+    expect(debits.map((e) => e.balance_after as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => 2 + 3 * i));
+  }, 90_000);
+
   it('validates bodies, queries and paths with 400', async () => {
     const c = aliceCharacter;
     const cases: Array<[string, string, Record<string, unknown>?]> = [

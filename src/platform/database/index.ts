@@ -1,3 +1,4 @@
 export * from './database.module.js';
 export * from './transactions.js';
 export * from './prepared-reads.js';
+export * from './sql-params.js';

@@ -9,9 +9,23 @@ export function inTransaction<T>(ds: DataSource, work: (tx: Tx) => Promise<T>): 
 
 /** True when a PostgreSQL error is a unique violation, optionally of a named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  return isViolation(err, '23505', constraint);
+}
+
+/** True when a PostgreSQL error is a CHECK constraint violation, optionally of a named constraint. */
+export function isCheckViolation(err: unknown, constraint?: string): boolean {
+  return isViolation(err, '23514', constraint);
+}
+
+/** True when a PostgreSQL error is a foreign key violation, optionally of a named constraint. */
+export function isForeignKeyViolation(err: unknown, constraint?: string): boolean {
+  return isViolation(err, '23503', constraint);
+}
+
+function isViolation(err: unknown, sqlState: string, constraint: string | undefined): boolean {
   const e = err as { code?: string; driverError?: { code?: string; constraint?: string }; constraint?: string };
   const code = e?.driverError?.code ?? e?.code;
-  if (code !== '23505') return false;
+  if (code !== sqlState) return false;
   return constraint === undefined || (e.driverError?.constraint ?? e.constraint) === constraint;
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { jsonParam, type Tx } from '../database/index.js';
+import { jsonParam, SqlParams, type Tx } from '../database/index.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
 
 /**
@@ -59,6 +59,14 @@ function fromRow(r: JobRow): JobRecord {
   };
 }
 
+/** The INSERT of a job row, its values bound to `p`: on its own, or as a part of a caller's statement. */
+export function jobInsertSql(p: SqlParams, job: JobRecord): string {
+  return `INSERT INTO jobs (id, workspace_id, job_type, status, progress, character_id, content_id, payload, result, error,
+      attempts, created_at, started_at, finished_at)
+    VALUES (${p.bindAll([job.id, job.workspaceId, job.jobType, job.status, job.progress, job.characterId, job.contentId, jsonParam(job.payload),
+      jsonParam(job.result), jsonParam(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt])})`;
+}
+
 @Injectable()
 export class TypeOrmJobStore extends JobStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {
@@ -67,13 +75,8 @@ export class TypeOrmJobStore extends JobStore {
 
   /** Plain SQL: every paid order inserts one, and the entity insert builder cost more than the statement. */
   async insert(tx: Tx, job: JobRecord): Promise<void> {
-    await tx.query(
-      `INSERT INTO jobs (id, workspace_id, job_type, status, progress, character_id, content_id, payload, result, error,
-         attempts, created_at, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [job.id, job.workspaceId, job.jobType, job.status, job.progress, job.characterId, job.contentId, jsonParam(job.payload), jsonParam(job.result),
-        jsonParam(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt],
-    );
+    const p = new SqlParams();
+    await tx.query(jobInsertSql(p, job), p.values);
   }
 
   async findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null> {

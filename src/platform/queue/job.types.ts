@@ -1,4 +1,6 @@
-import type { Tx } from '../database/index.js';
+import { newId } from '../../core/index.js';
+import type { SqlParams, Tx } from '../database/index.js';
+import { jobInsertSql } from './job-store.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -63,6 +65,35 @@ export type JobFailureHookFn = (tx: Tx, job: JobRecord) => Promise<void>;
  */
 export abstract class Jobs {
   abstract create(tx: Tx, job: NewJob): Promise<JobRecord>;
+
+  /** The row `create` writes, not written yet: for a caller that writes it with `insertSql`. */
+  prepare(job: NewJob): JobRecord {
+    return {
+      id: newId('job'),
+      workspaceId: job.workspaceId,
+      jobType: job.jobType,
+      status: 'pending',
+      progress: 0,
+      characterId: job.characterId ?? null,
+      contentId: job.contentId ?? null,
+      payload: job.payload ?? {},
+      result: null,
+      error: null,
+      attempts: 0,
+      createdAt: new Date(),
+      startedAt: null,
+      finishedAt: null,
+    };
+  }
+
+  /**
+   * The INSERT of a prepared row, its values bound to `p`, for a caller that writes the row within
+   * its own statement (as a common table expression); `enqueue` it once that statement has run.
+   */
+  insertSql(p: SqlParams, job: JobRecord): string {
+    return jobInsertSql(p, job);
+  }
+
   /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;
   abstract get(workspaceId: string, id: string): Promise<JobRecord | null>;

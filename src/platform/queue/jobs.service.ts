@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { newId } from '../../core/index.js';
 import type { Tx } from '../database/index.js';
 import { JobStore } from './job-store.js';
 import { Jobs, type JobRecord, type NewJob } from './job.types.js';
@@ -18,22 +17,7 @@ export class JobsService extends Jobs {
   }
 
   async create(tx: Tx, job: NewJob): Promise<JobRecord> {
-    const record: JobRecord = {
-      id: newId('job'),
-      workspaceId: job.workspaceId,
-      jobType: job.jobType,
-      status: 'pending',
-      progress: 0,
-      characterId: job.characterId ?? null,
-      contentId: job.contentId ?? null,
-      payload: job.payload ?? {},
-      result: null,
-      error: null,
-      attempts: 0,
-      createdAt: new Date(),
-      startedAt: null,
-      finishedAt: null,
-    };
+    const record = this.prepare(job);
     await this.store.insert(tx, record);
     return record;
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import type { SqlParams, Tx } from '../../../platform/database/index.js';
 import { assertCreditAmount, insufficientCredits, type CreditChange, type LedgerEntry } from '../domain/credits.js';
-import { CreditLedgerRepository } from '../infrastructure/credit-ledger.repository.js';
+import { CreditLedgerRepository, isUncovered } from '../infrastructure/credit-ledger.repository.js';
 
 export interface CreditMovement {
   balance: number;
@@ -27,6 +27,23 @@ export class BillingFacade {
       throw insufficientCredits(change.amount, current);
     }
     return { balance: entry.balanceAfter, entry };
+  }
+
+  /**
+   * A debit written into the caller's own single statement, as common table expressions to put in
+   * its WITH list; the caller runs the statement in autocommit, so the workspace row is locked only
+   * inside the database, never across a round trip to this process. An uncovered debit fails the
+   * whole statement: hand the error to `refusalOf`.
+   */
+  debitCtes(p: SqlParams, change: CreditChange): string {
+    assertCreditAmount(change.amount);
+    return this.ledger.movementCtes(p, this.movement(change, -change.amount));
+  }
+
+  /** `insufficient_credits`, with the balance as it is now, when `err` is a statement's uncovered debit; else null. */
+  async refusalOf(err: unknown, change: CreditChange): Promise<AppError | null> {
+    if (!isUncovered(err)) return null;
+    return insufficientCredits(change.amount, await this.balance(change.workspaceId));
   }
 
   /** Adds credits: grants, refunds, payouts. */

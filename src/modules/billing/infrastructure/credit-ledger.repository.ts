@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, offsetOf, type Page, type PageRequest } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { isCheckViolation, SqlParams, type Tx } from '../../../platform/database/index.js';
 import type { LedgerEntry } from '../domain/credits.js';
 
 interface LedgerRow {
@@ -30,19 +30,22 @@ export class CreditLedgerRepository {
    * the debit (a conditional update: under any concurrency the balance never goes below zero).
    * Answers the ledger row, or null when nothing moved (not covered, or no such workspace).
    */
-  async move(tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>, requireCover: boolean): Promise<LedgerEntry | null> {
-    // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
-    const rows: LedgerRow[] = await tx.query(
-      `WITH moved AS (
-         UPDATE workspaces SET credits_balance = credits_balance + $3, updated_at = now()
-         WHERE id = $2 AND (NOT $7::boolean OR credits_balance + $3 >= 0)
-         RETURNING credits_balance)
-       INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
-       SELECT $1, $2, $3, credits_balance, $4, $5, $6, clock_timestamp() FROM moved
-       RETURNING ${LEDGER_COLUMNS}`,
-      [newId('led'), e.workspaceId, e.amount, e.reason, e.refType, e.refId, requireCover],
-    );
+  async move(tx: Tx, e: Movement, requireCover: boolean): Promise<LedgerEntry | null> {
+    const p = new SqlParams();
+    const update = moveBalanceSql(p, e, requireCover);
+    const rows: LedgerRow[] = await tx.query(`WITH moved AS (${update}) ${appendEntrySql(p, e, 'moved')} RETURNING ${LEDGER_COLUMNS}`, p.values);
     return rows[0] ? toEntry(rows[0]) : null;
+  }
+
+  /**
+   * The same movement as common table expressions of a caller's own statement, for work that must
+   * commit with its charge without holding the workspace row across a round trip to the client
+   * (the caller runs the statement on its own, in autocommit). There is no cover condition: the
+   * balance's CHECK constraint fails the whole statement instead, so nothing else it writes
+   * survives an uncovered debit (see `isUncovered`).
+   */
+  movementCtes(p: SqlParams, e: Movement): string {
+    return `credit_moved AS (${moveBalanceSql(p, e, false)}), credit_entry AS (${appendEntrySql(p, e, 'credit_moved')})`;
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number | null> {
@@ -66,6 +69,32 @@ export class CreditLedgerRepository {
     );
     return { items: rows.map(toEntry), page: req.page, pageSize: req.pageSize, total: counted[0].total };
   }
+}
+
+/** What a movement asks for; the repository adds the id, the time and the balance after. */
+type Movement = Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>;
+
+/** The constraint that keeps a balance from going below zero (migrations/…-foundation.ts). */
+const NON_NEGATIVE_BALANCE = 'workspaces_credits_balance_check';
+
+/** Whether a statement failed because a debit it carried would have taken the balance below zero. */
+export function isUncovered(err: unknown): boolean {
+  return isCheckViolation(err, NON_NEGATIVE_BALANCE);
+}
+
+function moveBalanceSql(p: SqlParams, e: Movement, requireCover: boolean): string {
+  const amount = p.bind(e.amount);
+  const cover = requireCover ? ` AND credits_balance + ${amount} >= 0` : '';
+  return `UPDATE workspaces SET credits_balance = credits_balance + ${amount}, updated_at = now()
+    WHERE id = ${p.bind(e.workspaceId)}${cover} RETURNING id, credits_balance`;
+}
+
+/** The ledger row of a balance moved by `moved` (a CTE answering the workspace's id and new balance). */
+function appendEntrySql(p: SqlParams, e: Movement, moved: string): string {
+  // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
+  return `INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
+    SELECT ${p.bind(newId('led'))}, id, ${p.bind(e.amount)}::integer, credits_balance, ${p.bind(e.reason)}, ${p.bind(e.refType)}, ${p.bind(e.refId)}, clock_timestamp()
+    FROM ${moved}`;
 }
 
 function toEntry(r: LedgerRow): LedgerEntry {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
-import { Jobs, toJobBody, type JobBody, type JobRecord } from '../../../platform/queue/index.js';
+import { Jobs, toJobBody, type JobBody } from '../../../platform/queue/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { toContentItemBody } from '../api/dto/content-item.body.js';
@@ -11,7 +11,6 @@ import { newContentItem, type ContentItem, type ContentType } from '../domain/co
 import { defaultVideoType, type PlatformName } from '../domain/platforms.js';
 import { weekPlanCharge } from '../domain/pricing.js';
 import { DEFAULT_TIME_ZONE, formatDate, localDay, parseDate } from '../domain/schedule-time.js';
-import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
 import { ContentViews, type ItemBody } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
@@ -67,7 +66,6 @@ export interface Ordered {
 export class ContentGenerationService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly items: ContentItemRepository,
     private readonly characters: CharactersFacade,
     private readonly billing: BillingFacade,
     private readonly orders: GenerationOrders,
@@ -116,17 +114,10 @@ export class ContentGenerationService {
   }
 
   private async create(workspaceId: string, characterId: string, draft: (id: string, now: Date) => ContentItem): Promise<Ordered> {
-    const { item, job } = await inTransaction(this.ds, async (tx) => {
-      await this.characters.get(workspaceId, characterId, tx);
-      const made = draft(newId('cnt'), new Date());
-      const ordered: JobRecord = await this.orders.createJob(tx, made);
-      made.jobId = ordered.id;
-      await this.items.insert(tx, made);
-      // The workspace row last: its lock is then held only until the commit that follows.
-      await this.orders.charge(tx, made);
-      return { item: made, job: ordered };
-    });
-    // The body is built from the rows as committed: once enqueued the job may already be running.
+    await this.characters.get(workspaceId, characterId);
+    // The item, its job and its charge in one statement: the workspace row is never locked across a round trip.
+    const { item, job } = await this.orders.place(draft(newId('cnt'), new Date()));
+    // The body is built from the rows as written: once enqueued the job may already be running.
     const body = toContentItemBody(item, job);
     await this.jobs.enqueue(job);
     await this.views.announce(workspaceId, body);

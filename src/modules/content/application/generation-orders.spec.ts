@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { AppError } from '../../../core/index.js';
+import type { SqlParams, Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import { newContentItem, type ContentType } from '../domain/content-item.js';
+import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
 import { GenerationOrders } from './generation-orders.js';
 
 class FakeJobs extends Jobs {
@@ -21,12 +24,35 @@ class FakeJobs extends Jobs {
   }
 }
 
+/** The statements `place` runs, and what the database answers them with. */
+class FakeDatabase {
+  readonly statements: Array<{ sql: string; params: unknown[] }> = [];
+  failWith: Error | null = null;
+  async query(sql: string, params: unknown[]): Promise<unknown[]> {
+    this.statements.push({ sql, params });
+    if (this.failWith) throw this.failWith;
+    return [{ '?column?': 1 }];
+  }
+}
+
+const pgError = (code: string, constraint: string) => Object.assign(new Error(`violates ${constraint}`), { driverError: { code, constraint } });
+
 function setup(env: Record<string, string> = {}) {
   const debits: CreditChange[] = [];
-  const billing = { debit: async (_tx: Tx, c: CreditChange) => void debits.push(c) } as unknown as BillingFacade;
+  const billing = {
+    debit: async (_tx: Tx, c: CreditChange) => void debits.push(c),
+    debitCtes: (p: SqlParams, c: CreditChange) => {
+      debits.push(c);
+      return `credit_moved AS (UPDATE workspaces SET credits_balance = credits_balance - ${p.bind(c.amount)})`;
+    },
+    refusalOf: async (err: unknown, c: CreditChange) =>
+      (err as { driverError?: { code?: string } }).driverError?.code === '23514' ? new AppError('insufficient_credits', `needs ${c.amount}`) : null,
+  } as unknown as BillingFacade;
   const jobs = new FakeJobs();
+  const db = new FakeDatabase();
+  const items = new ContentItemRepository();
   const config = new AppConfig({ JWT_SECRET: 'x'.repeat(32), TOKEN_ENCRYPTION_KEY: 'y'.repeat(32), ...env });
-  return { orders: new GenerationOrders(config, billing, jobs), debits, jobs };
+  return { orders: new GenerationOrders(config, billing, jobs, items, db as unknown as DataSource), debits, jobs, db };
 }
 
 const item = (contentType: ContentType, kind: 'image' | 'video' = 'image', durationSeconds = 8) => ({
@@ -55,5 +81,46 @@ describe('GenerationOrders', () => {
     expect(debits).toEqual([]);
     expect(jobs.created[0].payload).toEqual({ credits: 0, images: 1 });
     expect(setup({ PRICE_IMAGE: '5' }).orders.chargeFor(item('carousel'))).toBe(15);
+  });
+});
+
+describe('GenerationOrders.place', () => {
+  it('writes the item, its job and the debit in one statement, the item pointing at its job', async () => {
+    const { orders, debits, db } = setup();
+    const { item: placed, job } = await orders.place(item('carousel'));
+    expect(placed.jobId).toBe(job.id);
+    expect(job).toMatchObject({ status: 'pending', contentId: 'cnt_1', jobType: 'generate_image', payload: { credits: 9, images: 3 } });
+    expect(db.statements).toHaveLength(1);
+    const [{ sql, params }] = db.statements;
+    expect(sql).toMatch(/^WITH new_job AS \(INSERT INTO jobs .*\), new_item AS \(INSERT INTO content_items .*\), credit_moved AS \(UPDATE workspaces/s);
+    expect(params).toContain(job.id);
+    expect(params.filter((v) => v === 9)).toHaveLength(1);
+    expect(debits).toEqual([{ workspaceId: 'ws_1', amount: 9, reason: 'content_image', refType: 'content', refId: 'cnt_1' }]);
+  });
+
+  it('writes no debit for a free item', async () => {
+    const { orders, debits, db } = setup({ PRICE_IMAGE: '0' });
+    await orders.place(item('single'));
+    expect(debits).toEqual([]);
+    expect(db.statements[0].sql).not.toContain('credit_moved');
+  });
+
+  it('answers insufficient_credits when the balance refuses the debit', async () => {
+    const { orders, db } = setup();
+    db.failWith = pgError('23514', 'workspaces_credits_balance_check');
+    await expect(orders.place(item('single'))).rejects.toMatchObject({ code: 'insufficient_credits' });
+  });
+
+  it('answers not_found when the character was deleted after the check', async () => {
+    const { orders, db } = setup();
+    db.failWith = pgError('23503', 'content_items_character_id_fkey');
+    await expect(orders.place(item('single'))).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('passes any other database failure on unchanged', async () => {
+    const { orders, db } = setup();
+    const failure = pgError('23505', 'jobs_pkey');
+    db.failWith = failure;
+    await expect(orders.place(item('single'))).rejects.toBe(failure);
   });
 });

@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import type { Tx } from '../../../platform/database/index.js';
-import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
-import { BillingFacade } from '../../billing/index.js';
+import { AppError } from '../../../core/index.js';
+import { isForeignKeyViolation, SqlParams, type Tx } from '../../../platform/database/index.js';
+import { Jobs, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
+import { BillingFacade, type CreditChange } from '../../billing/index.js';
 import type { ContentItem } from '../domain/content-item.js';
+import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
 import { imageCharge, imageCount, videoCharge, type ContentPrices } from '../domain/pricing.js';
 import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
 
 /**
- * Orders the generation of an item: the charge and the job row, inside the caller's transaction,
- * so the work and its price commit together or not at all. The payload records what was paid,
- * which is what a failure refunds.
+ * Orders the generation of an item: the charge and the job row commit together with the work or not
+ * at all. The payload records what was paid, which is what a failure refunds.
  */
 @Injectable()
 export class GenerationOrders {
@@ -20,6 +23,8 @@ export class GenerationOrders {
     config: AppConfig,
     private readonly billing: BillingFacade,
     private readonly jobs: Jobs,
+    private readonly items: ContentItemRepository,
+    @InjectDataSource() private readonly ds: DataSource,
   ) {
     this.prices = config.prices;
   }
@@ -29,23 +34,37 @@ export class GenerationOrders {
     return imageCharge(item.contentType, this.prices);
   }
 
-  /** Creates the item's job and debits its price (402, and the transaction rolls back, when short). */
-  async order(tx: Tx, item: ContentItem): Promise<JobRecord> {
-    const job = await this.createJob(tx, item);
-    await this.charge(tx, item);
-    return job;
+  /**
+   * Orders a new item in one statement, run in autocommit: the item's row, its job's row, the debit
+   * and its ledger row. Inside a transaction, the debit's lock on the workspace row was held from the
+   * debit's answer until this process got round to sending COMMIT; under load that is the event
+   * loop's delay, and every paid order of the workspace queued behind it (bench at 150 orders/s:
+   * p99 230 ms, sessions waiting on the row lock while its holder sat idle in transaction). Now the
+   * row is locked only inside PostgreSQL, until the statement commits.
+   * Throws `insufficient_credits` (nothing written), or `not_found` when the character is deleted
+   * between the caller's check and this statement.
+   */
+  async place(item: ContentItem): Promise<{ item: ContentItem; job: JobRecord }> {
+    const job = this.jobs.prepare(this.jobFor(item));
+    const ordered: ContentItem = { ...item, jobId: job.id };
+    const debit = this.debitFor(ordered);
+    const p = new SqlParams();
+    const parts = [`new_job AS (${this.jobs.insertSql(p, job)})`, `new_item AS (${this.items.insertSql(p, ordered)})`];
+    if (debit) parts.push(this.billing.debitCtes(p, debit));
+    try {
+      await this.ds.query(`WITH ${parts.join(', ')} SELECT 1`, p.values);
+    } catch (err) {
+      if (isForeignKeyViolation(err, 'content_items_character_id_fkey')) throw AppError.notFound('Character');
+      throw (debit && (await this.billing.refusalOf(err, debit))) || err;
+    }
+    return { item: ordered, job };
   }
 
-  createJob(tx: Tx, item: ContentItem): Promise<JobRecord> {
-    const video = item.kind === 'video';
-    const credits = this.chargeFor(item);
-    return this.jobs.create(tx, {
-      workspaceId: item.workspaceId,
-      jobType: video ? CONTENT_JOBS.video : CONTENT_JOBS.image,
-      characterId: item.characterId,
-      contentId: item.id,
-      payload: video ? { credits } : { credits, images: imageCount(item.contentType) },
-    });
+  /** Creates the item's job and debits its price inside the caller's transaction (402, and it rolls back, when short). */
+  async order(tx: Tx, item: ContentItem): Promise<JobRecord> {
+    const job = await this.jobs.create(tx, this.jobFor(item));
+    await this.charge(tx, item);
+    return job;
   }
 
   /**
@@ -53,14 +72,32 @@ export class GenerationOrders {
    * queues on that lock: callers make it the last statement of their transaction.
    */
   async charge(tx: Tx, item: ContentItem): Promise<void> {
+    const debit = this.debitFor(item);
+    if (debit) await this.billing.debit(tx, debit);
+  }
+
+  private jobFor(item: ContentItem): NewJob {
+    const video = item.kind === 'video';
     const credits = this.chargeFor(item);
-    if (credits <= 0) return;
-    await this.billing.debit(tx, {
+    return {
+      workspaceId: item.workspaceId,
+      jobType: video ? CONTENT_JOBS.video : CONTENT_JOBS.image,
+      characterId: item.characterId,
+      contentId: item.id,
+      payload: video ? { credits } : { credits, images: imageCount(item.contentType) },
+    };
+  }
+
+  /** The item's price as a debit, or null when it is free. */
+  private debitFor(item: ContentItem): CreditChange | null {
+    const credits = this.chargeFor(item);
+    if (credits <= 0) return null;
+    return {
       workspaceId: item.workspaceId,
       amount: credits,
       reason: item.kind === 'video' ? LEDGER_REASONS.video : LEDGER_REASONS.image,
       refType: 'content',
       refId: item.id,
-    });
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
-import { jsonParam, type Tx } from '../../../platform/database/index.js';
+import { jsonParam, SqlParams, type Tx } from '../../../platform/database/index.js';
 import type { ContentItem, ContentStatus } from '../domain/content-item.js';
 import { ContentItemEntity } from './content-item.entity.js';
 
@@ -80,16 +80,19 @@ const CALENDAR_LIMIT = 5000;
 export class ContentItemRepository {
   /** Plain SQL: every generate request inserts one, and the entity insert builder cost more than the statement. */
   async insert(m: Tx, item: ContentItem): Promise<void> {
-    await m.query(
-      `INSERT INTO content_items (id, workspace_id, character_id, status, platform, content_type, kind, image_prompt, caption, hashtags,
-         cta, media, variants, variants_locked, video, language, planned_for, rejection_reason, job_id, media_job_id, week_job_id,
-         plan_index, created_at, updated_at, published_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
-      [item.id, item.workspaceId, item.characterId, item.status, item.platform, item.contentType, item.kind, item.imagePrompt, item.caption,
-        jsonParam(item.hashtags), item.cta, jsonParam(item.media), jsonParam(item.variants), item.variantsLocked, jsonParam(item.video), item.language,
-        item.plannedFor, item.rejectionReason, item.jobId, item.mediaJobId, item.weekJobId, item.planIndex, item.createdAt, item.updatedAt,
-        item.publishedAt],
-    );
+    const p = new SqlParams();
+    await m.query(this.insertSql(p, item), p.values);
+  }
+
+  /** The INSERT of a new item, its values bound to `p`: on its own, or as a part of a paid order's statement. */
+  insertSql(p: SqlParams, item: ContentItem): string {
+    return `INSERT INTO content_items (id, workspace_id, character_id, status, platform, content_type, kind, image_prompt, caption, hashtags,
+        cta, media, variants, variants_locked, video, language, planned_for, rejection_reason, job_id, media_job_id, week_job_id,
+        plan_index, created_at, updated_at, published_at)
+      VALUES (${p.bindAll([item.id, item.workspaceId, item.characterId, item.status, item.platform, item.contentType, item.kind, item.imagePrompt,
+        item.caption, jsonParam(item.hashtags), item.cta, jsonParam(item.media), jsonParam(item.variants), item.variantsLocked, jsonParam(item.video),
+        item.language, item.plannedFor, item.rejectionReason, item.jobId, item.mediaJobId, item.weekJobId, item.planIndex, item.createdAt,
+        item.updatedAt, item.publishedAt])})`;
   }
 
   async find(m: Tx, workspaceId: string, id: string, opts: { lock?: boolean } = {}): Promise<ContentItem | null> {

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
+import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import type { JobContext, JobRecord, NewJob } from '../../../platform/queue/index.js';
+import { Jobs, type JobContext, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
 import type { Storage, StoredObject } from '../../../platform/storage/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import type { Character, CharactersFacade } from '../../characters/index.js';
@@ -90,14 +90,11 @@ class FakeBilling {
   }
 }
 
-class FakeJobs {
+class FakeJobs extends Jobs {
   readonly rows = new Map<string, JobRecord>();
   readonly enqueued: string[] = [];
   async create(_tx: Tx, j: NewJob): Promise<JobRecord> {
-    const job: JobRecord = {
-      id: newId('job'), workspaceId: j.workspaceId, jobType: j.jobType, status: 'pending', progress: 0, characterId: j.characterId ?? null,
-      contentId: null, payload: j.payload ?? {}, result: null, error: null, attempts: 0, createdAt: new Date(), startedAt: null, finishedAt: null,
-    };
+    const job = this.prepare(j);
     this.rows.set(job.id, job);
     return job;
   }
