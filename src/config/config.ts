@@ -220,6 +220,8 @@ export class AppConfig {
   readonly redisPrefix: string;
   /** Whether this process consumes queued jobs: always without Redis; with Redis only workers do unless asked. */
   readonly runJobsInApi: boolean;
+  /** Jobs one consuming process runs at once. */
+  readonly jobConcurrency: number;
   readonly jwtSecret: string;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
@@ -263,6 +265,7 @@ export class AppConfig {
     this.redisUrl = url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']);
     this.redisPrefix = str(env, 'REDIS_PREFIX', 'ps');
     this.runJobsInApi = this.redisUrl === undefined ? true : bool(env, 'RUN_JOBS_IN_API', false);
+    this.jobConcurrency = int(env, 'JOB_CONCURRENCY', 4, 1, 64);
     this.jwtSecret = secret(env, 'JWT_SECRET', this.production, this.dataDir, 32);
     this.jwtIssuer = str(env, 'JWT_ISSUER', 'persona-studio');
     this.jwtAudience = str(env, 'JWT_AUDIENCE', 'persona-studio-api');

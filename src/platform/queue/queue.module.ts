@@ -15,14 +15,11 @@ import { BullTransport } from './transport/bull-transport.js';
 import { InProcessTransport } from './transport/in-process-transport.js';
 import { JobTransport } from './transport/job-transport.js';
 
-/** How many jobs one consuming process runs at once. */
-export const JOB_CONCURRENCY = 4;
-
 /**
  * A queue of ids: Bull on Redis with REDIS_URL, else in this process. The jobs queue uses it, and
  * so can a context whose rows are their own job records (the publishing context's posts).
  */
-export function createQueueTransport(config: AppConfig, name = 'jobs', concurrency = JOB_CONCURRENCY): JobTransport {
+export function createQueueTransport(config: AppConfig, name = 'jobs', concurrency = config.jobConcurrency): JobTransport {
   return config.redisUrl
     ? new BullTransport(config.redisUrl, config.redisPrefix, concurrency, name)
     : new InProcessTransport(concurrency);

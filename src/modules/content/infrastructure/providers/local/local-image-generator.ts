@@ -4,6 +4,12 @@ import { upstreamFailed } from '../shared/provider-failure.js';
 import { seedFrom } from '../shared/seeded.js';
 import { blendInto, paint, patternSpec } from './pattern.js';
 
+/**
+ * zlib level of the PNGs: at 1024×1024, level 3 encodes in 5 ms against 15 ms at level 6, for files of
+ * 42 KB instead of 33 KB. These images stand in for a provider's; encoding time is worker CPU.
+ */
+const PNG_COMPRESSION = 3;
+
 /** How much of the pattern shows over an init image when the request does not say. */
 const DEFAULT_STRENGTH = 0.65;
 
@@ -20,7 +26,7 @@ export class LocalImageGenerator extends ImageGenerator {
       if (signal?.aborted) throw upstreamFailed('local', 'aborted', 'The image generation was cancelled.');
       const pixels = paint(patternSpec(seedFrom(req.prompt, req.negativePrompt, req.character.id, req.seed, i)), req.width, req.height);
       if (base) blendInto(pixels, base, Math.min(1, Math.max(0, req.strength ?? DEFAULT_STRENGTH)));
-      const bytes = await sharp(pixels, { raw: { width: req.width, height: req.height, channels: 3 } }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+      const bytes = await sharp(pixels, { raw: { width: req.width, height: req.height, channels: 3 } }).png({ compressionLevel: PNG_COMPRESSION, adaptiveFiltering: false }).toBuffer();
       images.push({ bytes, contentType: 'image/png', width: req.width, height: req.height });
     }
     return images;

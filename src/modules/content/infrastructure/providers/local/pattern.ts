@@ -69,20 +69,32 @@ const BANDS = 16;
 const { round } = Math;
 
 function paintGradient(out: Buffer, spec: PatternSpec, width: number, height: number): void {
-  const lut: number[] = [];
+  const colours: Buffer[] = [];
   for (let band = 0; band <= BANDS; band++) {
-    for (let c = 0; c < 3; c++) lut.push(Math.round(spec.from[c] + ((spec.to[c] - spec.from[c]) * band) / BANDS));
+    colours.push(Buffer.from(spec.from.map((from, c) => Math.round(from + ((spec.to[c] - from) * band) / BANDS))));
   }
   const cos = Math.cos(spec.angle);
   const sin = Math.sin(spec.angle);
   const span = Math.abs(cos) * width + Math.abs(sin) * height || 1;
   const offset = Math.min(0, cos * width) + Math.min(0, sin * height);
-  for (let y = 0, o = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, o += 3) {
-      const band = round(((x * cos + y * sin - offset) / span) * BANDS) * 3;
-      out[o] = lut[band];
-      out[o + 1] = lut[band + 1];
-      out[o + 2] = lut[band + 2];
+  // A row crosses at most BANDS + 1 bands, and a band's end can be solved for: each run is one
+  // native fill, not a computation and three writes per pixel (the gradient was 85 % of painting).
+  for (let y = 0; y < height; y++) {
+    const shift = y * sin - offset;
+    const bandAt = (x: number) => round(((x * cos + shift) / span) * BANDS);
+    const row = y * width * 3;
+    for (let x = 0; x < width; ) {
+      const band = bandAt(x);
+      let end = width;
+      if (cos !== 0) {
+        const edge = (((cos > 0 ? band + 0.5 : band - 0.5) / BANDS) * span - shift) / cos;
+        end = Math.min(width, Math.max(x + 1, Math.ceil(edge)));
+        // The solved edge may be a pixel off in floating point: settle it on bandAt itself.
+        while (end > x + 1 && bandAt(end - 1) !== band) end--;
+        while (end < width && bandAt(end) === band) end++;
+      }
+      out.fill(colours[band], row + x * 3, row + end * 3);
+      x = end;
     }
   }
 }
