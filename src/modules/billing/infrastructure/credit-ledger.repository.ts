@@ -18,7 +18,7 @@ interface LedgerRow {
 
 const LEDGER_COLUMNS = 'id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at';
 
-/** The workspace balance and its append-only ledger. Every write runs inside the caller's transaction. */
+/** The workspace balance and its append-only ledger. Every write runs inside the caller's transaction or statement. */
 @Injectable()
 export class CreditLedgerRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
