@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../../test/support/free-port.js';
 import { join, resolve } from 'node:path';
 import { onCleanup } from './cleanup.js';
 
@@ -84,14 +84,6 @@ function launch(script: string, env: Record<string, string>, ready: RegExp, time
       rej(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${proc.output.join('\n')}`));
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
 }
 
 /** Starts the API (dist/src/main.js) on a free loopback port; the caller's env wins over the defaults. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../support/free-port.js';
 import { E2E_MODE, PG_ADMIN_URL, REDIS_URL } from './env.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -115,36 +115,6 @@ function launch(script: string, env: Record<string, string>, readyLine: RegExp, 
       rej(new Error(`${script} exited with ${code} before it was ready:\n${output.join('')}`));
     });
   });
-}
-
-/**
- * Ports below Linux's ephemeral range (32768-60999): the kernel never hands them out as the source
- * port of an outgoing connection or to a `listen(0)`, so a probed one stays free until it is bound.
- */
-const PROBED_PORTS = { from: 20_000, to: 32_000 };
-
-/** A port nobody listens on right now, from PROBED_PORTS (a kernel-chosen one if none answers). */
-export async function freePort(): Promise<number> {
-  for (let i = 0; i < 20; i++) {
-    const port = PROBED_PORTS.from + Math.floor(Math.random() * (PROBED_PORTS.to - PROBED_PORTS.from));
-    if ((await listenOnce(port)) !== null) return port;
-  }
-  const chosen = await listenOnce(0);
-  if (chosen === null) throw new Error('no free loopback port');
-  return chosen;
-}
-
-/** Binds and releases `port` on loopback; the port bound, or null when it is taken. */
-async function listenOnce(port: number): Promise<number | null> {
-  const probe = createNetServer();
-  const bound = await new Promise<boolean>((r) => {
-    probe.once('error', () => r(false));
-    probe.listen(port, '127.0.0.1', () => r(true));
-  });
-  if (!bound) return null;
-  const { port: actual } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return actual;
 }
 
 /**
