@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** Counts hits in a fixed window. Redis shares counters across instances; memory serves one process. */
@@ -8,7 +9,10 @@ export interface CounterStore {
   incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }>;
   /** The count so far without adding a hit; 0 for an unknown or expired key. */
   peek(key: string): Promise<number>;
-  /** Adds one to `key`, a counter that lives `ttlSeconds` after its last change. */
+  /**
+   * Moves `key` to a value it has not held before, living `ttlSeconds` after this change: a read
+   * after it differs from every read before it, even across a restart of a shared store.
+   */
   bump(key: string, ttlSeconds: number): Promise<void>;
 }
 
@@ -61,12 +65,7 @@ return count`;
 const INCREMENT_IN_WINDOW_AND_READ = `${COUNT_IN_WINDOW}
 return {count, redis.call('GET', KEYS[2])}`;
 
-const BUMP = `
-redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[1])`;
-
 type WindowedRedis = Redis & {
-  bumpWithExpiry(key: string, ttlSeconds: number): Promise<null>;
   incrementInWindow(key: string, windowSeconds: number): Promise<number>;
   incrementInWindowAndRead(key: string, readKey: string, windowSeconds: number): Promise<[number, string | null]>;
 };
@@ -81,7 +80,6 @@ export class RedisCounterStore implements CounterStore {
     // ioredis sends it by EVALSHA and falls back to EVAL once if the server has not cached it.
     redis.defineCommand('incrementInWindow', { numberOfKeys: 1, lua: INCREMENT_IN_WINDOW });
     redis.defineCommand('incrementInWindowAndRead', { numberOfKeys: 2, lua: INCREMENT_IN_WINDOW_AND_READ });
-    redis.defineCommand('bumpWithExpiry', { numberOfKeys: 1, lua: BUMP });
     this.redis = redis as WindowedRedis;
   }
 
@@ -99,7 +97,11 @@ export class RedisCounterStore implements CounterStore {
     return Number((await this.redis.get(`${this.prefix}:rl:${key}`)) ?? 0);
   }
 
+  /**
+   * A random value, not a counter: a counter restarts with an emptied Redis and could climb back to
+   * a value an instance still remembers a session under (a memory store never outlives its readers).
+   */
   async bump(key: string, ttlSeconds: number): Promise<void> {
-    await this.redis.bumpWithExpiry(`${this.prefix}:rl:${key}`, ttlSeconds);
+    await this.redis.set(`${this.prefix}:rl:${key}`, randomUUID(), 'EX', ttlSeconds);
   }
 }

@@ -37,7 +37,7 @@ const ACCESS_STAMP_TTL_SECONDS = 24 * 60 * 60;
  * Per-workspace limits by plan, and a stricter per-address/per-email limit for sign-in.
  *
  * Every authenticated request already makes one round trip to the counters, so it also carries the
- * workspace's access stamp back: a counter bumped after a session ends or a plan or role changes.
+ * workspace's access stamp back: a value moved after a session ends or a plan or role changes.
  * The session check may reuse what it read for a session while the stamp stays the same, and must
  * read again once it moves; with Redis, every instance sees the bump on its next request.
  */
