@@ -34,12 +34,13 @@ describe('session changes made on one instance reach another at once (shared Red
     const rotated = await api(a).post('/auth/refresh').send({ refresh_token: user.refreshToken });
     expect(rotated.status).toBe(200);
     const rotatedAuth = { Authorization: `Bearer ${rotated.body.access_token}` };
-    expect((await api(b).get('/auth/me').set(rotatedAuth)).status).toBe(200);
+    // GET /characters, not /auth/me: /auth/me reads the session again itself, and would hide a reused check.
+    expect((await api(b).get('/characters').set(rotatedAuth)).status).toBe(200);
 
     const reused = await api(a).post('/auth/refresh').send({ refresh_token: user.refreshToken });
     expect(reused.body.code).toBe('refresh_token_reused');
 
-    expect((await api(b).get('/auth/me').set(rotatedAuth)).status).toBe(401);
+    expect((await api(b).get('/characters').set(rotatedAuth)).status).toBe(401);
   });
 
   it('applies on B a plan changed through A on the next request: its limit and its plan-gated routes', async () => {
