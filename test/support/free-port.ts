@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 
 /**
  * Ports below Linux's ephemeral range (32768-60999): the kernel never hands them out as the source
@@ -6,26 +6,22 @@ import { createServer, type AddressInfo } from 'node:net';
  */
 const PROBED_PORTS = { from: 20_000, to: 32_000 };
 
-/** A port nobody listens on right now, from PROBED_PORTS (a kernel-chosen one if none answers). */
+/** A port nobody listens on right now, from PROBED_PORTS. */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 20; i++) {
     const port = PROBED_PORTS.from + Math.floor(Math.random() * (PROBED_PORTS.to - PROBED_PORTS.from));
-    if ((await listenOnce(port)) !== null) return port;
+    if (await isFree(port)) return port;
   }
-  const chosen = await listenOnce(0);
-  if (chosen === null) throw new Error('no free loopback port');
-  return chosen;
+  throw new Error(`no free loopback port in ${PROBED_PORTS.from}-${PROBED_PORTS.to} after 20 tries`);
 }
 
-/** Binds and releases `port` on loopback; the port bound, or null when it is taken. */
-async function listenOnce(port: number): Promise<number | null> {
+/** Whether `port` can be bound on loopback now (it is released again at once). */
+async function isFree(port: number): Promise<boolean> {
   const probe = createServer();
   const bound = await new Promise<boolean>((r) => {
     probe.once('error', () => r(false));
     probe.listen(port, '127.0.0.1', () => r(true));
   });
-  if (!bound) return null;
-  const { port: actual } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return actual;
+  if (bound) await new Promise<void>((r) => probe.close(() => r()));
+  return bound;
 }

@@ -32,8 +32,8 @@ export class CreditLedgerRepository {
    */
   async move(tx: Tx, e: Movement, requireCover: boolean): Promise<LedgerEntry | null> {
     const p = new SqlParams();
-    const update = moveBalanceSql(p, e, requireCover);
-    const rows: LedgerRow[] = await tx.query(`WITH moved AS (${update}) ${appendEntrySql(p, e, 'moved')} RETURNING ${LEDGER_COLUMNS}`, p.values);
+    const { update, append } = movementSql(p, e, requireCover, 'moved');
+    const rows: LedgerRow[] = await tx.query(`WITH moved AS (${update}) ${append} RETURNING ${LEDGER_COLUMNS}`, p.values);
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
@@ -45,7 +45,8 @@ export class CreditLedgerRepository {
    * survives an uncovered debit (see `isUncovered`).
    */
   movementCtes(p: SqlParams, e: Movement): string {
-    return `credit_moved AS (${moveBalanceSql(p, e, false)}), credit_entry AS (${appendEntrySql(p, e, 'credit_moved')})`;
+    const { update, append } = movementSql(p, e, false, 'credit_moved');
+    return `credit_moved AS (${update}), credit_entry AS (${append})`;
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number | null> {
@@ -82,19 +83,20 @@ export function isUncovered(err: unknown): boolean {
   return isCheckViolation(err, NON_NEGATIVE_BALANCE);
 }
 
-function moveBalanceSql(p: SqlParams, e: Movement, requireCover: boolean): string {
+/**
+ * The balance update (to run as the CTE named `moved`, answering the workspace's id and new balance)
+ * and the INSERT of its ledger row selecting from it; both use one bound amount.
+ */
+function movementSql(p: SqlParams, e: Movement, requireCover: boolean, moved: string): { update: string; append: string } {
   const amount = p.bind(e.amount);
   const cover = requireCover ? ` AND credits_balance + ${amount} >= 0` : '';
-  return `UPDATE workspaces SET credits_balance = credits_balance + ${amount}, updated_at = now()
+  const update = `UPDATE workspaces SET credits_balance = credits_balance + ${amount}, updated_at = now()
     WHERE id = ${p.bind(e.workspaceId)}${cover} RETURNING id, credits_balance`;
-}
-
-/** The ledger row of a balance moved by `moved` (a CTE answering the workspace's id and new balance). */
-function appendEntrySql(p: SqlParams, e: Movement, moved: string): string {
   // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
-  return `INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
-    SELECT ${p.bind(newId('led'))}, id, ${p.bind(e.amount)}::integer, credits_balance, ${p.bind(e.reason)}, ${p.bind(e.refType)}, ${p.bind(e.refId)}, clock_timestamp()
+  const append = `INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
+    SELECT ${p.bind(newId('led'))}, id, ${amount}, credits_balance, ${p.bind(e.reason)}, ${p.bind(e.refType)}, ${p.bind(e.refId)}, clock_timestamp()
     FROM ${moved}`;
+  return { update, append };
 }
 
 function toEntry(r: LedgerRow): LedgerEntry {

@@ -60,20 +60,16 @@ export class GenerationOrders {
     return { item: ordered, job };
   }
 
-  /** Creates the item's job and debits its price inside the caller's transaction (402, and it rolls back, when short). */
+  /**
+   * Creates the item's job and debits its price inside the caller's transaction (402, and it rolls
+   * back, when short). The debit locks the workspace row until commit: callers make this the last
+   * step of their transaction.
+   */
   async order(tx: Tx, item: ContentItem): Promise<JobRecord> {
     const job = await this.jobs.create(tx, this.jobFor(item));
-    await this.charge(tx, item);
-    return job;
-  }
-
-  /**
-   * The debit locks the workspace row until commit, and every paid request of the workspace
-   * queues on that lock: callers make it the last statement of their transaction.
-   */
-  async charge(tx: Tx, item: ContentItem): Promise<void> {
     const debit = this.debitFor(item);
     if (debit) await this.billing.debit(tx, debit);
+    return job;
   }
 
   private jobFor(item: ContentItem): NewJob {
