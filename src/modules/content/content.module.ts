@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BillingModule } from '../billing/index.js';
-import { CharactersModule } from '../characters/characters.module.js';
+import { CharactersModule } from '../characters/index.js';
+import { GenerationModule } from '../generation/index.js';
 import { CharacterContentController } from './api/character-content.controller.js';
 import { ContentController } from './api/content.controller.js';
 import { ContentVariantsController } from './api/content-variants.controller.js';
@@ -26,14 +27,13 @@ import { ModerationService } from './application/moderation.service.js';
 import { ContentItemEntity } from './infrastructure/content-item.entity.js';
 import { ContentItemRepository } from './infrastructure/content-item.repository.js';
 import { StoredCharacterImages } from './infrastructure/stored-character-images.js';
-import { ProvidersModule } from './providers.module.js';
 
 /**
  * Content: items and their state machine, generation jobs (image, week plan, video), the queue
- * and calendar, caption variants and moderation. Providers come from `ProvidersModule`.
+ * and calendar, caption variants and moderation. Generators come from the generation context.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ContentItemEntity]), ProvidersModule, CharactersModule, BillingModule],
+  imports: [TypeOrmModule.forFeature([ContentItemEntity]), GenerationModule, CharactersModule, BillingModule],
   controllers: [
     ContentVideoController,
     ContentVariantsController,

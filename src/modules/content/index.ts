@@ -5,7 +5,3 @@ export type { CalendarPost, CalendarPostsSource } from './application/calendar-p
 export type { ContentItem, ContentStatus, ContentType, StoredMedia, Variant } from './domain/content-item.js';
 export { canTransition } from './domain/content-status.js';
 export { toContentItemBody } from './api/dto/content-item.body.js';
-export { ProvidersModule } from './providers.module.js';
-export { toCharacterBrief } from './application/character-brief.js';
-export { ImageGenerator, TextGenerator, VideoGenerator, ASPECT_RATIOS } from './application/ports/index.js';
-export type { AspectRatio, CharacterBrief, GeneratedMedia, MotionTransferRequest, VideoRequest } from './application/ports/index.js';

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../platform/outbound/index.js';
 import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
-import { ProvidersModule } from '../content/index.js';
+import { GenerationModule } from '../generation/index.js';
 import { MotionTransferController } from './api/motion-transfer.controller.js';
 import { MotionInputs } from './application/motion-inputs.js';
 import { MotionTransferJob } from './application/motion-transfer.job.js';
@@ -17,7 +17,7 @@ import { FacadeCharacterImages } from './infrastructure/facade-character-images.
 
 /** Motion transfer: accepted and charged over HTTP, made by the `motion_transfer` job on the cloud video provider. */
 @Module({
-  imports: [TypeOrmModule.forFeature([MotionTransferEntity]), OutboundModule, BillingModule, CharactersModule, ProvidersModule],
+  imports: [TypeOrmModule.forFeature([MotionTransferEntity]), OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [MotionTransferController],
   providers: [
     MotionTransferRepository,

@@ -4,18 +4,16 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { BillingFacade } from '../../billing/index.js';
-import { CharactersFacade } from '../../characters/index.js';
+import { CharactersFacade, toCharacterBrief } from '../../characters/index.js';
 import { toVariantBody } from '../api/dto/content-item.body.js';
 import { clampText, type ContentItem, type ContentType, type Variant } from '../domain/content-item.js';
 import { assertEditable, assertVariantsOpen } from '../domain/content-status.js';
 import { variantsCharge } from '../domain/pricing.js';
 import { ContentItemRepository, type ContentItemChanges } from '../infrastructure/content-item.repository.js';
-import { toCharacterBrief } from './character-brief.js';
 import { ContentViews, type ItemBody } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { LEDGER_REASONS } from './jobs/job-types.js';
-import { CAPTION_STYLES, TextGenerator } from './ports/index.js';
-import { callProvider } from './provider-call.js';
+import { CAPTION_STYLES, TextGenerator, callProvider } from '../../generation/index.js';
 
 export interface ContentEdit {
   caption?: string | null;

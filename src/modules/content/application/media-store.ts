@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../core/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import type { StoredMedia } from '../domain/content-item.js';
-import type { GeneratedMedia } from './ports/index.js';
+import type { GeneratedMedia } from '../../generation/index.js';
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
   'image/png': 'png',

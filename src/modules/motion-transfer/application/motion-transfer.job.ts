@@ -7,7 +7,7 @@ import type { Tx } from '../../../platform/database/index.js';
 import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { MEDIA_TYPES, Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
-import { VideoGenerator, type GeneratedMedia } from '../../content/index.js';
+import { VideoGenerator, type GeneratedMedia } from '../../generation/index.js';
 import { isFinished, motionKeys, MOTION_TRANSFER_JOB, type MotionFailure, type MotionTransfer } from '../domain/motion-transfer.js';
 import { MotionTransferRepository } from '../infrastructure/motion-transfer.repository.js';
 import { MotionInputs, type CharacterLook, type MediaBytes } from './motion-inputs.js';

@@ -7,7 +7,7 @@ import { Jobs, type JobContext, type JobRecord, type NewJob } from '../../../pla
 import type { Storage, StoredObject } from '../../../platform/storage/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import type { Character, CharactersFacade } from '../../characters/index.js';
-import type { MotionTransferRequest, VideoGenerator } from '../../content/index.js';
+import type { MotionTransferRequest, VideoGenerator } from '../../generation/index.js';
 import type { MotionTransfer, MotionTransferStatus } from '../domain/motion-transfer.js';
 import type { MotionTransferChanges, MotionTransferRepository } from '../infrastructure/motion-transfer.repository.js';
 import { MotionInputs } from './motion-inputs.js';

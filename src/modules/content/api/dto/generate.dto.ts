@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { Trim } from '../../../../platform/http/index.js';
 import type { GenerateImageRequest, GenerateVideoRequest } from '../../application/content-generation.service.js';
-import { ASPECT_RATIOS } from '../../application/ports/index.js';
+import { ASPECT_RATIOS } from '../../../generation/index.js';
 import { CONTENT_TYPES, LIMITS, type ContentType } from '../../domain/content-item.js';
 import { PLATFORM_NAMES, VIDEO_DEFAULT_ASPECT, VIDEO_DEFAULT_SECONDS, VIDEO_MAX_SECONDS, VIDEO_MIN_SECONDS, VIDEO_TYPES, type PlatformName } from '../../domain/platforms.js';
 import { Present, TrimEach } from './validators.js';

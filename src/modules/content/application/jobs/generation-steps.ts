@@ -12,7 +12,7 @@ import { canTransition, nextStatus } from '../../domain/content-status.js';
 import { ContentItemRepository, type ContentItemChanges } from '../../infrastructure/content-item.repository.js';
 import { ContentViews } from '../content-views.js';
 import { MediaStore } from '../media-store.js';
-import type { CaptionDraft } from '../ports/index.js';
+import type { CaptionDraft } from '../../../generation/index.js';
 import { LEDGER_REASONS, payloadCount } from './job-types.js';
 
 /** Either the item to work on, or the job's result when there is nothing (left) to do. */

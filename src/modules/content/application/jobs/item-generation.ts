@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { JobContext } from '../../../../platform/queue/index.js';
 import type { ContentItem, StoredMedia } from '../../domain/content-item.js';
-import { toCharacterBrief } from '../character-brief.js';
+import { toCharacterBrief } from '../../../characters/index.js';
 import { CharacterImages, type PrimaryImageBytes } from '../character-images.js';
-import { TextGenerator, type CharacterBrief } from '../ports/index.js';
-import { callProvider } from '../provider-call.js';
+import { TextGenerator, callProvider, type CharacterBrief } from '../../../generation/index.js';
 import { GenerationSteps, needsCaption } from './generation-steps.js';
 
 /** What a media-making step gets: the item, its character's brief and primary image, if any. */

@@ -5,7 +5,7 @@ import { AppError, newId } from '../../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../../platform/database/index.js';
 import { JobHandler, Jobs, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
-import { CharactersFacade, type Character } from '../../../characters/index.js';
+import { CharactersFacade, toCharacterBrief, type Character } from '../../../characters/index.js';
 import { newContentItem, type ContentItem } from '../../domain/content-item.js';
 import { DAYS_PER_WEEK } from '../../domain/pricing.js';
 import { DEFAULT_TIME_ZONE, parseDate } from '../../domain/schedule-time.js';
@@ -13,9 +13,7 @@ import { planWeekItems, type PlannedItem } from '../../domain/week-plan.js';
 import { ContentItemRepository } from '../../infrastructure/content-item.repository.js';
 import type { WeekJobPayload } from '../content-generation.service.js';
 import { ContentViews } from '../content-views.js';
-import { toCharacterBrief } from '../character-brief.js';
-import { TextGenerator } from '../ports/index.js';
-import { callProvider } from '../provider-call.js';
+import { TextGenerator, callProvider } from '../../../generation/index.js';
 import { CONTENT_JOBS, LEDGER_REASONS, payloadCount } from './job-types.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Character } from '../../characters/index.js';
-import type { CharacterBrief } from './ports/index.js';
+import type { Character } from '../domain/character.js';
+import type { CharacterBrief } from '../../generation/index.js';
 
 /** What the providers need to know about a character to write and draw in its voice and look. */
 export function toCharacterBrief(c: Character, primaryImageUrl: string | null = c.referenceImages[0] ?? null): CharacterBrief {

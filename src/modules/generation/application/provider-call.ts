@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AppError } from '../../../core/index.js';
 
-const logger = new Logger('Content');
+const logger = new Logger('Generation');
 const LABEL = { image: 'image', text: 'text', video: 'video' } as const;
 
 /**

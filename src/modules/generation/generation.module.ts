@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
+import { ImageGeneratorSeam } from './application/image-routing.js';
 import { ImageGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
 import {
   LocalImageGenerator,
@@ -31,15 +32,17 @@ export function textGeneratorFor(config: AppConfig): TextGenerator {
 }
 
 /**
- * The content provider ports, bound by configuration: MEDIA_PROVIDER picks Replicate or the
- * local renderers for images and video, TEXT_PROVIDER an OpenAI-compatible server or templates.
+ * The generation ports, bound by configuration: MEDIA_PROVIDER picks Replicate or the local
+ * renderers for images and video, TEXT_PROVIDER an OpenAI-compatible server or templates. Images
+ * go through `ImageGeneratorSeam`, where a router may take a job elsewhere.
  */
 @Module({
   providers: [
-    { provide: ImageGenerator, inject: [AppConfig], useFactory: imageGeneratorFor },
+    { provide: ImageGeneratorSeam, inject: [AppConfig], useFactory: (config: AppConfig) => new ImageGeneratorSeam(imageGeneratorFor(config)) },
+    { provide: ImageGenerator, useExisting: ImageGeneratorSeam },
     { provide: VideoGenerator, inject: [AppConfig], useFactory: videoGeneratorFor },
     { provide: TextGenerator, inject: [AppConfig], useFactory: textGeneratorFor },
   ],
-  exports: [ImageGenerator, VideoGenerator, TextGenerator],
+  exports: [ImageGenerator, ImageGeneratorSeam, VideoGenerator, TextGenerator],
 })
-export class ProvidersModule {}
+export class GenerationModule {}

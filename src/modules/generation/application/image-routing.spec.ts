@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { ImageGeneratorSeam, ImageRouter } from './image-routing.js';
+import { ImageGenerator, type GeneratedMedia, type ImageRequest } from './ports/index.js';
+
+const png = (tag: string): GeneratedMedia => ({ bytes: Buffer.from(tag), contentType: 'image/png' });
+const request = { jobId: 'job_1', workspaceId: 'ws_1', prompt: 'a beach', width: 8, height: 8, count: 1 } as ImageRequest;
+
+class Named extends ImageGenerator {
+  constructor(private readonly tag: string) {
+    super();
+  }
+  generate(): Promise<GeneratedMedia[]> {
+    return Promise.resolve([png(this.tag)]);
+  }
+}
+
+describe('ImageGeneratorSeam', () => {
+  it('draws with the configured provider while no router is installed', async () => {
+    const seam = new ImageGeneratorSeam(new Named('cloud'));
+    expect((await seam.generate(request))[0].bytes.toString()).toBe('cloud');
+  });
+
+  it('lets an installed router choose per job, with the configured provider as its fallback', async () => {
+    const seam = new ImageGeneratorSeam(new Named('cloud'));
+    const seen: string[] = [];
+    class EvenJobsElsewhere extends ImageRouter {
+      generate(req: ImageRequest, fallback: ImageGenerator): Promise<GeneratedMedia[]> {
+        seen.push(req.jobId);
+        return req.jobId.endsWith('2') ? Promise.resolve([png('gpu')]) : fallback.generate(req);
+      }
+    }
+    seam.routeThrough(new EvenJobsElsewhere());
+    expect((await seam.generate({ ...request, jobId: 'job_2' }))[0].bytes.toString()).toBe('gpu');
+    expect((await seam.generate({ ...request, jobId: 'job_3' }))[0].bytes.toString()).toBe('cloud');
+    expect(seen).toEqual(['job_2', 'job_3']);
+  });
+
+  it('refuses a second router', () => {
+    const seam = new ImageGeneratorSeam(new Named('cloud'));
+    class Passthrough extends ImageRouter {
+      generate(req: ImageRequest, fallback: ImageGenerator): Promise<GeneratedMedia[]> {
+        return fallback.generate(req);
+      }
+    }
+    seam.routeThrough(new Passthrough());
+    expect(() => seam.routeThrough(new Passthrough())).toThrow(/already installed/);
+  });
+});

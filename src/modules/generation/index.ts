@@ -1,0 +1,18 @@
+/**
+ * What other contexts may use from the generation context: the generator ports (image, video,
+ * text), the seam where a job's image generator is chosen, and the provider-call guard.
+ */
+export { GenerationModule } from './generation.module.js';
+export { ImageGenerator, TextGenerator, VideoGenerator, ASPECT_RATIOS, CAPTION_STYLES } from './application/ports/index.js';
+export type {
+  AspectRatio,
+  CaptionDraft,
+  CaptionStyle,
+  CharacterBrief,
+  GeneratedMedia,
+  ImageRequest,
+  MotionTransferRequest,
+  VideoRequest,
+} from './application/ports/index.js';
+export { ImageGeneratorSeam, ImageRouter } from './application/image-routing.js';
+export { callProvider } from './application/provider-call.js';
