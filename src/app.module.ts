@@ -19,6 +19,7 @@ import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
+import { ModerationModule } from './modules/moderation/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 
 export type ProcessRole = 'api' | 'worker';
@@ -45,6 +46,7 @@ export class AppModule {
         BillingModule,
         CharactersModule,
         ContentModule,
+        ModerationModule,
         MotionTransferModule,
         MarketplaceModule,
         PublishingModule,

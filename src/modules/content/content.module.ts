@@ -7,14 +7,14 @@ import { CharacterContentController } from './api/character-content.controller.j
 import { ContentController } from './api/content.controller.js';
 import { ContentVariantsController } from './api/content-variants.controller.js';
 import { ContentVideoController } from './api/content-video.controller.js';
-import { ModerationController } from './api/moderation.controller.js';
 import { PublicContentController } from './api/public-content.controller.js';
 import { CalendarPosts } from './application/calendar-posts.js';
 import { CharacterImages } from './application/character-images.js';
 import { ContentEditingService } from './application/content-editing.service.js';
 import { ContentGenerationService } from './application/content-generation.service.js';
 import { ContentQueryService } from './application/content-query.service.js';
-import { ContentViews } from './application/content-views.js';
+import { ContentEvents, ContentViews } from './application/content-views.js';
+import { ContentEventsPublisher } from './api/content-events.publisher.js';
 import { ContentFacade } from './application/content.facade.js';
 import { GenerationOrders } from './application/generation-orders.js';
 import { GenerationSteps } from './application/jobs/generation-steps.js';
@@ -23,14 +23,14 @@ import { ImageGenerationJob } from './application/jobs/image-generation.job.js';
 import { VideoGenerationJob } from './application/jobs/video-generation.job.js';
 import { WeekPlanJob } from './application/jobs/week-plan.job.js';
 import { MediaStore } from './application/media-store.js';
-import { ModerationService } from './application/moderation.service.js';
+import { ItemReviews } from './application/item-reviews.js';
 import { ContentItemEntity } from './infrastructure/content-item.entity.js';
 import { ContentItemRepository } from './infrastructure/content-item.repository.js';
 import { StoredCharacterImages } from './infrastructure/stored-character-images.js';
 
 /**
  * Content: items and their state machine, generation jobs (image, week plan, video), the queue
- * and calendar, caption variants and moderation. Generators come from the generation context.
+ * and calendar, caption variants, and the review changes moderation drives. Generators come from the generation context.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ContentItemEntity]), GenerationModule, CharactersModule, BillingModule],
@@ -39,7 +39,6 @@ import { StoredCharacterImages } from './infrastructure/stored-character-images.
     ContentVariantsController,
     ContentController,
     CharacterContentController,
-    ModerationController,
     PublicContentController,
   ],
   providers: [
@@ -47,13 +46,14 @@ import { StoredCharacterImages } from './infrastructure/stored-character-images.
     { provide: CharacterImages, useClass: StoredCharacterImages },
     CalendarPosts,
     ContentViews,
+    { provide: ContentEvents, useClass: ContentEventsPublisher },
     MediaStore,
     GenerationOrders,
     GenerationSteps,
     ContentGenerationService,
     ContentQueryService,
     ContentEditingService,
-    ModerationService,
+    ItemReviews,
     ContentFacade,
     ItemGeneration,
     ImageGenerationJob,

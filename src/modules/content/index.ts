@@ -2,6 +2,10 @@
 export { ContentModule } from './content.module.js';
 export { ContentFacade } from './application/content.facade.js';
 export type { CalendarPost, CalendarPostsSource } from './application/calendar-posts.js';
-export type { ContentItem, ContentStatus, ContentType, StoredMedia, Variant } from './domain/content-item.js';
-export { canTransition } from './domain/content-status.js';
-export { toContentItemBody } from './api/dto/content-item.body.js';
+export type { Ordered } from './application/content-generation.service.js';
+export type { ItemView } from './application/content-views.js';
+export type { ReviewChange } from './application/item-reviews.js';
+export { CONTENT_STATUSES } from './domain/content-item.js';
+export type { ContentItem, ContentStatus, ContentType, ReviewStatus, StoredMedia, Variant } from './domain/content-item.js';
+export { canTransition, nextStatus } from './domain/content-status.js';
+export { ItemAndJobEnvelope, ItemEnvelope, toContentItemBody, toItemBody, toOrderedBody } from './api/dto/content-item.body.js';

@@ -5,7 +5,8 @@ import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
-import { CalendarDoc, ItemListDoc, JobEnvelope } from './dto/content-item.body.js';
+import { toJobBody } from '../../../platform/queue/index.js';
+import { CalendarDoc, ItemListDoc, JobEnvelope, toCalendarBody, toItemPageBody } from './dto/content-item.body.js';
 import { CharacterCalendarQueryDto, CharacterQueueQueryDto, toQueueFilter } from './dto/queries.dto.js';
 import { toGenerateWeekRequest, WeekPlanFieldsDto } from './dto/week.dto.js';
 
@@ -25,8 +26,8 @@ export class CharacterContentController {
   @ApiOperation({ summary: 'The character’s content queue (as GET /content/queue?character_id=).' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
-  queue(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterQueueQueryDto) {
-    return this.query.queue(caller.workspaceId, toQueueFilter(id, q), pageRequest(q.page, q.page_size));
+  async queue(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterQueueQueryDto) {
+    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(id, q), pageRequest(q.page, q.page_size)));
   }
 
   @Get('calendar')
@@ -34,8 +35,8 @@ export class CharacterContentController {
   @ApiOperation({ summary: 'The character’s calendar, in its time zone (as GET /content/calendar?character_id=).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
-  calendar(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterCalendarQueryDto) {
-    return this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: id });
+  async calendar(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterCalendarQueryDto) {
+    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: id }));
   }
 
   @Post('generate-week')
@@ -45,6 +46,6 @@ export class CharacterContentController {
   @ApiAcceptedResponse({ type: JobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generateWeek(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: WeekPlanFieldsDto) {
-    return { job: await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(id, dto)) };
+    return { job: toJobBody(await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(id, dto))) };
   }
 }

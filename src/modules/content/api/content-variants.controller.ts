@@ -2,12 +2,11 @@ import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
-import { ApiErrors } from '../../../platform/http/index.js';
+import { ApiErrors, IndexParam } from '../../../platform/http/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
 import { ContentId } from './content.controller.js';
-import { ItemAndVariantsDoc, VariantsDoc } from './dto/content-item.body.js';
+import { ItemAndVariantsDoc, toItemBody, toVariantBody, VariantsDoc } from './dto/content-item.body.js';
 import { CreateVariantsDto } from './dto/edit.dto.js';
-import { IndexParam } from './dto/validators.js';
 
 /** Caption variants of an item: written on demand, one selected; locked once published. */
 @ApiTags('content')
@@ -21,7 +20,7 @@ export class ContentVariantsController {
   @ApiCreatedResponse({ type: VariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked', 'insufficient_credits', 'upstream_failed')
   async create(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Body() dto: CreateVariantsDto) {
-    return { variants: await this.editing.createVariants(caller.workspaceId, id, dto.count) };
+    return { variants: (await this.editing.createVariants(caller.workspaceId, id, dto.count)).map(toVariantBody) };
   }
 
   @Get()
@@ -30,7 +29,7 @@ export class ContentVariantsController {
   @ApiOkResponse({ type: VariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async list(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
-    return { variants: await this.editing.variants(caller.workspaceId, id) };
+    return { variants: (await this.editing.variants(caller.workspaceId, id)).map(toVariantBody) };
   }
 
   @Put(':idx/select')
@@ -38,7 +37,8 @@ export class ContentVariantsController {
   @ApiOperation({ summary: 'Select a variant (zero-based): the item takes its caption, hashtags and call to action.' })
   @ApiOkResponse({ type: ItemAndVariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked')
-  select(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Param('idx', new IndexParam('Variant')) idx: number) {
-    return this.editing.selectVariant(caller.workspaceId, id, idx);
+  async select(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Param('idx', new IndexParam('Variant')) idx: number) {
+    const { view, variants } = await this.editing.selectVariant(caller.workspaceId, id, idx);
+    return { item: toItemBody(view), variants: variants.map(toVariantBody) };
   }
 }

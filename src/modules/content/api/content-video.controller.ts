@@ -5,7 +5,7 @@ import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
-import { ItemAndJobEnvelope, VideoStatusDoc } from './dto/content-item.body.js';
+import { ItemAndJobEnvelope, toOrderedBody, toVideoStatusBody, VideoStatusDoc } from './dto/content-item.body.js';
 import { GenerateVideoDto, toGenerateVideoRequest } from './dto/generate.dto.js';
 
 /** Video posts: generated in the background, polled by the item id. */
@@ -23,8 +23,8 @@ export class ContentVideoController {
   @ApiOperation({ summary: 'Generate a video post (5-60 s, default 8; 9:16, 1:1 or 16:9). Charged per second.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
-  generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateVideoDto) {
-    return this.generation.generateVideo(caller.workspaceId, toGenerateVideoRequest(dto));
+  async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateVideoDto) {
+    return toOrderedBody(await this.generation.generateVideo(caller.workspaceId, toGenerateVideoRequest(dto)));
   }
 
   @Get(':id/status')
@@ -32,7 +32,8 @@ export class ContentVideoController {
   @ApiOperation({ summary: 'Status of a video item: its job and, once made, the video.' })
   @ApiOkResponse({ type: VideoStatusDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
-  status(@CurrentCaller() caller: Caller, @Param('id', new IdParam('cnt', 'Video')) id: string) {
-    return this.query.videoStatus(caller.workspaceId, id);
+  async status(@CurrentCaller() caller: Caller, @Param('id', new IdParam('cnt', 'Video')) id: string) {
+    const { item, job } = await this.query.videoStatus(caller.workspaceId, id);
+    return toVideoStatusBody(item, job);
   }
 }

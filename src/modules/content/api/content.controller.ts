@@ -1,12 +1,23 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
+import { toJobBody } from '../../../platform/queue/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
-import { CalendarDoc, ItemAndJobEnvelope, ItemEnvelope, ItemListDoc, JobEnvelope } from './dto/content-item.body.js';
+import {
+  CalendarDoc,
+  ItemAndJobEnvelope,
+  ItemEnvelope,
+  ItemListDoc,
+  JobEnvelope,
+  toCalendarBody,
+  toItemBody,
+  toItemPageBody,
+  toOrderedBody,
+} from './dto/content-item.body.js';
 import { toContentEdit, UpdateContentDto } from './dto/edit.dto.js';
 import { GenerateContentDto, toGenerateImageRequest } from './dto/generate.dto.js';
 import { CalendarQueryDto, QueueQueryDto, toQueueFilter } from './dto/queries.dto.js';
@@ -29,8 +40,8 @@ export class ContentController {
   @ApiOperation({ summary: 'Generate an image post: the item (queued) and its generate_image job. Charged per image.' })
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
-  generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
-    return this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto));
+  async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
+    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)));
   }
 
   @Post('generate-week')
@@ -40,7 +51,7 @@ export class ContentController {
   @ApiAcceptedResponse({ type: JobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generateWeek(@CurrentCaller() caller: Caller, @Body() dto: GenerateWeekDto) {
-    return { job: await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(dto.character_id, dto)) };
+    return { job: toJobBody(await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(dto.character_id, dto))) };
   }
 
   @Get('queue')
@@ -48,8 +59,8 @@ export class ContentController {
   @ApiOperation({ summary: 'Content waiting for work or review; by planned time, oldest first.' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
-  queue(@CurrentCaller() caller: Caller, @Query() q: QueueQueryDto) {
-    return this.query.queue(caller.workspaceId, toQueueFilter(q.character_id, q), pageRequest(q.page, q.page_size));
+  async queue(@CurrentCaller() caller: Caller, @Query() q: QueueQueryDto) {
+    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(q.character_id, q), pageRequest(q.page, q.page_size)));
   }
 
   @Get('calendar')
@@ -57,8 +68,8 @@ export class ContentController {
   @ApiOperation({ summary: 'Planned content by local day (at most 62 days; default this week).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
-  calendar(@CurrentCaller() caller: Caller, @Query() q: CalendarQueryDto) {
-    return this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: q.character_id });
+  async calendar(@CurrentCaller() caller: Caller, @Query() q: CalendarQueryDto) {
+    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: q.character_id }));
   }
 
   @Get(':id')
@@ -67,7 +78,7 @@ export class ContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
-    return { item: await this.query.get(caller.workspaceId, id) };
+    return { item: toItemBody(await this.query.get(caller.workspaceId, id)) };
   }
 
   @Patch(':id')
@@ -76,6 +87,6 @@ export class ContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async update(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Body() dto: UpdateContentDto) {
-    return { item: await this.editing.update(caller.workspaceId, id, toContentEdit(dto)) };
+    return { item: toItemBody(await this.editing.update(caller.workspaceId, id, toContentEdit(dto))) };
   }
 }

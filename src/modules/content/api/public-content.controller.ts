@@ -6,7 +6,7 @@ import { ApiErrors } from '../../../platform/http/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
 import { ContentId } from './content.controller.js';
-import { ItemAndJobEnvelope, ItemEnvelope } from './dto/content-item.body.js';
+import { ItemAndJobEnvelope, ItemEnvelope, toItemBody, toOrderedBody } from './dto/content-item.body.js';
 import { GenerateContentDto, toGenerateImageRequest } from './dto/generate.dto.js';
 
 /** The agency public API: the same bodies as the product routes, reached with an API key. */
@@ -23,8 +23,8 @@ export class PublicContentController {
   @ApiOperation({ summary: 'Generate content (as POST /content/generate).' })
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found', 'insufficient_credits')
-  generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
-    return this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto));
+  async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
+    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)));
   }
 
   @Get('content/:id')
@@ -33,6 +33,6 @@ export class PublicContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
-    return { item: await this.query.get(caller.workspaceId, id) };
+    return { item: toItemBody(await this.query.get(caller.workspaceId, id)) };
   }
 }

@@ -5,12 +5,11 @@ import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade, toCharacterBrief } from '../../characters/index.js';
-import { toVariantBody } from '../api/dto/content-item.body.js';
 import { clampText, type ContentItem, type ContentType, type Variant } from '../domain/content-item.js';
 import { assertEditable, assertVariantsOpen } from '../domain/content-status.js';
 import { variantsCharge } from '../domain/pricing.js';
 import { ContentItemRepository, type ContentItemChanges } from '../infrastructure/content-item.repository.js';
-import { ContentViews, type ItemBody } from './content-views.js';
+import { ContentViews, type ItemView } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { LEDGER_REASONS } from './jobs/job-types.js';
 import { CAPTION_STYLES, TextGenerator, callProvider } from '../../generation/index.js';
@@ -38,22 +37,22 @@ export class ContentEditingService {
     private readonly views: ContentViews,
   ) {}
 
-  async update(workspaceId: string, id: string, edit: ContentEdit): Promise<ItemBody> {
-    const body = await inTransaction(this.ds, async (tx) => {
+  async update(workspaceId: string, id: string, edit: ContentEdit): Promise<ItemView> {
+    const view = await inTransaction(this.ds, async (tx) => {
       const current = await this.load(tx, workspaceId, id, true);
       assertEditable(current.status);
       const changes: ContentItemChanges = Object.fromEntries(Object.entries(edit).filter(([, v]) => v !== undefined));
       changes.updatedAt = new Date();
       await this.items.update(tx, workspaceId, id, changes);
-      return this.views.body(workspaceId, { ...current, ...changes }, tx);
+      return this.views.view(workspaceId, { ...current, ...changes }, tx);
     });
-    await this.views.announce(workspaceId, body);
-    return body;
+    await this.views.announce(workspaceId, view);
+    return view;
   }
 
-  async variants(workspaceId: string, id: string): Promise<Array<Record<string, unknown>>> {
+  async variants(workspaceId: string, id: string): Promise<Variant[]> {
     const item = await this.load(this.ds.manager, workspaceId, id);
-    return item.variants.map(toVariantBody);
+    return item.variants;
   }
 
   /**
@@ -61,7 +60,7 @@ export class ContentEditingService {
    * transaction: a provider failure costs nothing, and a short balance is refused before the
    * provider is asked.
    */
-  async createVariants(workspaceId: string, id: string, count: number): Promise<Array<Record<string, unknown>>> {
+  async createVariants(workspaceId: string, id: string, count: number): Promise<Variant[]> {
     const item = await this.load(this.ds.manager, workspaceId, id);
     assertVariantsOpen(item);
     const price = variantsCharge(this.orders.prices);
@@ -84,11 +83,11 @@ export class ContentEditingService {
       }
       await this.items.update(tx, workspaceId, id, { variants, updatedAt: new Date() });
     });
-    return variants.map(toVariantBody);
+    return variants;
   }
 
   /** The item takes the chosen variant's caption, hashtags and call to action. */
-  async selectVariant(workspaceId: string, id: string, index: number): Promise<{ item: ItemBody; variants: Array<Record<string, unknown>> }> {
+  async selectVariant(workspaceId: string, id: string, index: number): Promise<{ view: ItemView; variants: Variant[] }> {
     const out = await inTransaction(this.ds, async (tx) => {
       const current = await this.load(tx, workspaceId, id, true);
       assertVariantsOpen(current);
@@ -97,9 +96,9 @@ export class ContentEditingService {
       const variants = current.variants.map((v) => ({ ...v, selected: v.index === chosen.index }));
       const changes: ContentItemChanges = { variants, caption: chosen.caption, hashtags: chosen.hashtags, cta: chosen.cta, updatedAt: new Date() };
       await this.items.update(tx, workspaceId, id, changes);
-      return { item: await this.views.body(workspaceId, { ...current, ...changes }, tx), variants: variants.map(toVariantBody) };
+      return { view: await this.views.view(workspaceId, { ...current, ...changes }, tx), variants };
     });
-    await this.views.announce(workspaceId, out.item);
+    await this.views.announce(workspaceId, out.view);
     return out;
   }
 

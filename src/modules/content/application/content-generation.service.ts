@@ -3,15 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
-import { Jobs, toJobBody, type JobBody } from '../../../platform/queue/index.js';
+import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
-import { toContentItemBody } from '../api/dto/content-item.body.js';
 import { newContentItem, type ContentItem, type ContentType } from '../domain/content-item.js';
 import { defaultVideoType, type PlatformName } from '../domain/platforms.js';
 import { weekPlanCharge } from '../domain/pricing.js';
 import { DEFAULT_TIME_ZONE, formatDate, localDay, parseDate } from '../domain/schedule-time.js';
-import { ContentViews, type ItemBody } from './content-views.js';
+import { ContentViews } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
 
@@ -56,9 +55,10 @@ export interface WeekJobPayload {
   image_credits: number;
 }
 
+/** An ordered item and the job that will make it, as written. */
 export interface Ordered {
-  item: ItemBody;
-  job: JobBody;
+  item: ContentItem;
+  job: JobRecord;
 }
 
 /** Starts generation: the item, its charge and its job in one transaction, the queue message after. */
@@ -92,7 +92,7 @@ export class ContentGenerationService {
   }
 
   /** Pays the whole week up front (contract §3) and leaves the planning to the job: 202 semantics. */
-  async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobBody> {
+  async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobRecord> {
     const job = await inTransaction(this.ds, async (tx) => {
       const character = await this.characters.get(workspaceId, req.characterId, tx);
       const timeZone = character.timezone ?? DEFAULT_TIME_ZONE;
@@ -110,17 +110,17 @@ export class ContentGenerationService {
       return created;
     });
     await this.jobs.enqueue(job);
-    return toJobBody(job);
+    return job;
   }
 
   private async create(workspaceId: string, characterId: string, draft: (id: string, now: Date) => ContentItem): Promise<Ordered> {
     await this.characters.get(workspaceId, characterId);
     // The item, its job and its charge in one statement: the workspace row is never locked across a round trip.
-    const { item, job } = await this.orders.place(draft(newId('cnt'), new Date()));
-    // The body is built from the rows as written: once enqueued the job may already be running.
-    const body = toContentItemBody(item, job);
-    await this.jobs.enqueue(job);
-    await this.views.announce(workspaceId, body);
-    return { item: body, job: toJobBody(job) };
+    const ordered = await this.orders.place(draft(newId('cnt'), new Date()));
+    // Answered as written: once enqueued the job may already be running (and its row change).
+    const job = { ...ordered.job };
+    await this.jobs.enqueue(ordered.job);
+    await this.views.announce(workspaceId, { item: ordered.item, job });
+    return { item: ordered.item, job };
   }
 }

@@ -1,15 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, pageBody, type PageRequest } from '../../../core/index.js';
-import { toVideoStatusBody } from '../api/dto/content-item.body.js';
+import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import type { ContentItem } from '../domain/content-item.js';
 import { calendarRange, DEFAULT_TIME_ZONE, formatDate, localDay } from '../domain/schedule-time.js';
 import { ContentItemRepository, type QueueFilter } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts } from './calendar-posts.js';
-import { ContentViews, jobIdsOf, type ItemBody } from './content-views.js';
-import { Jobs } from '../../../platform/queue/index.js';
+import type { CalendarPost } from './calendar-posts.js';
+import { ContentViews, type ItemView } from './content-views.js';
+
+/** One local day of the calendar: its planned items and scheduled posts. */
+export interface CalendarDay {
+  date: string;
+  items: ItemView[];
+  scheduledPosts: CalendarPost[];
+}
+
+export interface Calendar {
+  from: string;
+  to: string;
+  timezone: string;
+  days: CalendarDay[];
+}
 
 export interface CalendarRequest {
   from?: string;
@@ -23,47 +36,45 @@ export class ContentQueryService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly items: ContentItemRepository,
-    private readonly jobs: Jobs,
     private readonly characters: CharactersFacade,
     private readonly posts: CalendarPosts,
     private readonly views: ContentViews,
   ) {}
 
-  async get(workspaceId: string, id: string): Promise<ItemBody> {
-    return this.views.body(workspaceId, await this.load(workspaceId, id));
+  async get(workspaceId: string, id: string): Promise<ItemView> {
+    return this.views.view(workspaceId, await this.load(workspaceId, id));
   }
 
-  async queue(workspaceId: string, filter: QueueFilter, page: PageRequest): Promise<Record<string, unknown>> {
+  async queue(workspaceId: string, filter: QueueFilter, page: PageRequest): Promise<Page<ItemView>> {
     // A filter on a character the caller cannot see is answered like the missing character it is.
     if (filter.characterId) await this.characters.get(workspaceId, filter.characterId);
     const found = await this.items.list(this.ds.manager, workspaceId, filter, page);
-    return pageBody('items', { ...found, items: await this.views.bodies(workspaceId, found.items) });
+    return { ...found, items: await this.views.views(workspaceId, found.items) };
   }
 
   /** Days from `from` to `to` in the character's zone (else the default), each with its planned items. */
-  async calendar(workspaceId: string, req: CalendarRequest): Promise<Record<string, unknown>> {
+  async calendar(workspaceId: string, req: CalendarRequest): Promise<Calendar> {
     const character = req.characterId ? await this.characters.get(workspaceId, req.characterId) : null;
     const timeZone = character?.timezone ?? DEFAULT_TIME_ZONE;
     const range = calendarRange(req.from, req.to, timeZone, new Date());
     const scope = { startsAt: range.startsAt, endsBefore: range.endsBefore, characterId: req.characterId };
     const planned = await this.items.listPlanned(this.ds.manager, workspaceId, scope);
-    const bodies = await this.views.bodies(workspaceId, planned);
+    const views = await this.views.views(workspaceId, planned);
     const posts = await this.posts.between(workspaceId, scope);
-    const itemsByDay = groupBy(bodies, (_, i) => localDay(planned[i].plannedFor!, timeZone));
-    const postsByDay = groupBy(posts.map((p) => p.body), (_, i) => localDay(posts[i].scheduledAt, timeZone));
+    const itemsByDay = groupBy(views, (v) => localDay(v.item.plannedFor!, timeZone));
+    const postsByDay = groupBy(posts, (p) => localDay(p.scheduledAt, timeZone));
     const days = [];
     for (let day = range.from; day <= range.to; day++) {
-      days.push({ date: formatDate(day), items: itemsByDay.get(day) ?? [], scheduled_posts: postsByDay.get(day) ?? [] });
+      days.push({ date: formatDate(day), items: itemsByDay.get(day) ?? [], scheduledPosts: postsByDay.get(day) ?? [] });
     }
     return { from: formatDate(range.from), to: formatDate(range.to), timezone: timeZone, days };
   }
 
   /** Only video items have a video status; any other id is answered as a missing video. */
-  async videoStatus(workspaceId: string, id: string): Promise<Record<string, unknown>> {
+  async videoStatus(workspaceId: string, id: string): Promise<ItemView> {
     const item = await this.items.find(this.ds.manager, workspaceId, id);
     if (!item || item.kind !== 'video') throw AppError.notFound('Video');
-    const jobs = await this.jobs.getMany(workspaceId, jobIdsOf([item]));
-    return toVideoStatusBody(item, item.jobId ? (jobs.get(item.jobId) ?? null) : null);
+    return this.views.view(workspaceId, item);
   }
 
   private async load(workspaceId: string, id: string): Promise<ContentItem> {
@@ -73,10 +84,10 @@ export class ContentQueryService {
   }
 }
 
-function groupBy<T>(list: T[], keyOf: (value: T, index: number) => number): Map<number, T[]> {
+function groupBy<T>(list: T[], keyOf: (value: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>();
-  list.forEach((value, i) => {
-    const key = keyOf(value, i);
+  list.forEach((value) => {
+    const key = keyOf(value);
     const group = groups.get(key);
     if (group) group.push(value);
     else groups.set(key, [value]);

@@ -7,7 +7,9 @@ import type { ContentItem } from '../domain/content-item.js';
 import { nextStatus } from '../domain/content-status.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts, type CalendarPostsSource } from './calendar-posts.js';
-import { ContentViews, type ItemBody } from './content-views.js';
+import type { Ordered } from './content-generation.service.js';
+import { ContentViews, type ItemView } from './content-views.js';
+import { ItemReviews, type ReviewChange } from './item-reviews.js';
 
 /**
  * What other contexts (publishing, scheduling) may do with content. Methods taking `tx` run in
@@ -21,6 +23,7 @@ export class ContentFacade {
     private readonly items: ContentItemRepository,
     private readonly views: ContentViews,
     private readonly calendarPosts: CalendarPosts,
+    private readonly reviews: ItemReviews,
   ) {}
 
   /** The item, or 404 `not_found` when it does not exist or belongs to another workspace. */
@@ -37,9 +40,9 @@ export class ContentFacade {
     return item;
   }
 
-  /** The item's wire body with its current job (contract §6). */
-  body(workspaceId: string, item: ContentItem, tx?: Tx): Promise<ItemBody> {
-    return this.views.body(workspaceId, item, tx);
+  /** The item with its current job. */
+  view(workspaceId: string, item: ContentItem, tx?: Tx): Promise<ItemView> {
+    return this.views.view(workspaceId, item, tx);
   }
 
   /**
@@ -65,6 +68,19 @@ export class ContentFacade {
       statuses: ['approved'], characterId: opts.characterId, limit: limit + exclude.size,
     });
     return found.filter((i) => !exclude.has(i.id)).slice(0, limit);
+  }
+
+  /**
+   * Applies a review decision to a character's item under its row lock and announces it: `decide`
+   * sees the item as locked and throws to refuse. Another character's item is 404.
+   */
+  review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange): Promise<ItemView> {
+    return this.reviews.review(workspaceId, characterId, contentId, decide);
+  }
+
+  /** Generates a character's item again: a new job and a new charge (402 when short). */
+  regenerate(workspaceId: string, characterId: string, contentId: string): Promise<Ordered> {
+    return this.reviews.regenerate(workspaceId, characterId, contentId);
   }
 
   /** Publishes `content.updated` for the items as they are now; call after your transaction committed. */

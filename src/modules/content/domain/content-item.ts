@@ -115,7 +115,6 @@ export const LIMITS = {
   hashtags: 30,
   hashtag: 100,
   cta: 300,
-  reason: 500,
 } as const;
 
 /** Provider text is clamped to the same limits a client is held to. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
 import { CONTENT_STATUSES, type ContentStatus } from './content-item.js';
-import { assertEditable, assertMediaReviewable, canTransition, CONTENT_ACTIONS, nextStatus, type ContentAction } from './content-status.js';
+import { assertEditable, canTransition, CONTENT_ACTIONS, nextStatus, type ContentAction } from './content-status.js';
 
 /** The contract's table (§6), written out independently of the implementation. */
 const ALLOWED: Record<ContentAction, Partial<Record<ContentStatus, ContentStatus>>> = {
@@ -55,14 +55,6 @@ describe('content state machine', () => {
   it('edits are allowed until publication', () => {
     for (const s of CONTENT_STATUSES.filter((x) => x !== 'published')) expect(() => assertEditable(s)).not.toThrow();
     expect(refusal(() => assertEditable('published')).details).toEqual({ from: 'published', action: 'edit' });
-  });
-
-  it('media can be reviewed only while ready, approved or rejected', () => {
-    const reviewable = ['ready', 'approved', 'rejected'];
-    for (const s of CONTENT_STATUSES) {
-      if (reviewable.includes(s)) expect(() => assertMediaReviewable(s, 'approve_media')).not.toThrow();
-      else expect(refusal(() => assertMediaReviewable(s, 'reject_media')).details).toEqual({ from: s, action: 'reject_media' });
-    }
   });
 });
 

@@ -43,13 +43,6 @@ export function assertEditable(status: ContentStatus): void {
   if (status === 'published') throw AppError.invalidTransition(status, 'edit');
 }
 
-/** Finished media can be reviewed one by one; before it exists, after failure or publication not. */
-const MEDIA_REVIEWABLE: readonly ContentStatus[] = ['ready', 'approved', 'rejected'];
-
-export function assertMediaReviewable(status: ContentStatus, action: 'approve_media' | 'reject_media'): void {
-  if (!MEDIA_REVIEWABLE.includes(status)) throw AppError.invalidTransition(status, action);
-}
-
 /** Caption variants can change until the item is published; from then on they are locked. */
 export function assertVariantsOpen(item: Pick<ContentItem, 'status' | 'variantsLocked'>): void {
   if (item.variantsLocked || item.status === 'published') {

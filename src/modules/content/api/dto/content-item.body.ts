@@ -1,5 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { pageBody, type Page } from '../../../../core/index.js';
 import { toJobBody, type JobRecord } from '../../../../platform/queue/index.js';
+import type { Ordered } from '../../application/content-generation.service.js';
+import type { Calendar } from '../../application/content-query.service.js';
+import type { ItemView } from '../../application/content-views.js';
 import type { ContentItem, StoredMedia, Variant } from '../../domain/content-item.js';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -35,6 +39,28 @@ export function toContentItemBody(item: ContentItem, job: JobRecord | null): Rec
     updated_at: item.updatedAt.toISOString(),
     published_at: iso(item.publishedAt),
     job: job ? toJobBody(job) : null,
+  };
+}
+
+export function toItemBody({ item, job }: ItemView): Record<string, unknown> {
+  return toContentItemBody(item, job);
+}
+
+/** A new order: the item and the job that will make it. */
+export function toOrderedBody({ item, job }: Ordered): { item: Record<string, unknown>; job: Record<string, unknown> } {
+  return { item: toContentItemBody(item, job), job: { ...toJobBody(job) } };
+}
+
+export function toItemPageBody(page: Page<ItemView>): Record<string, unknown> {
+  return pageBody('items', { ...page, items: page.items.map(toItemBody) });
+}
+
+export function toCalendarBody(c: Calendar): Record<string, unknown> {
+  return {
+    from: c.from,
+    to: c.to,
+    timezone: c.timezone,
+    days: c.days.map((d) => ({ date: d.date, items: d.items.map(toItemBody), scheduled_posts: d.scheduledPosts.map((p) => p.body) })),
   };
 }
 

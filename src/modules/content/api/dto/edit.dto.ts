@@ -53,9 +53,3 @@ export class CreateVariantsDto {
   @IsInt() @Min(2) @Max(3)
   count!: number;
 }
-
-export class RejectContentDto {
-  @ApiPropertyOptional({ maxLength: LIMITS.reason, example: 'Off-brand colours' })
-  @Present() @Trim() @IsString() @MaxLength(LIMITS.reason)
-  reason?: string;
-}

@@ -6,7 +6,6 @@ import { inTransaction, type Tx } from '../../../../platform/database/index.js';
 import type { JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, type Character } from '../../../characters/index.js';
-import { toContentItemBody } from '../../api/dto/content-item.body.js';
 import { clampText, type ContentItem, type StoredMedia } from '../../domain/content-item.js';
 import { canTransition, nextStatus } from '../../domain/content-status.js';
 import { ContentItemRepository, type ContentItemChanges } from '../../infrastructure/content-item.repository.js';
@@ -118,7 +117,7 @@ export class GenerationSteps {
     const markedHere = await this.failItem(tx, job);
     const item = job.contentId ? await this.items.find(tx, job.workspaceId, job.contentId) : null;
     // The hook has no after-commit step; this rare path announces from inside the transaction.
-    if (markedHere && item) await this.views.announce(job.workspaceId, toContentItemBody(item, job));
+    if (markedHere && item) await this.views.announce(job.workspaceId, { item, job });
     const credits = payloadCount(job.payload.credits);
     if (credits === 0 || item?.mediaJobId === job.id) return;
     await this.billing.credit(tx, {

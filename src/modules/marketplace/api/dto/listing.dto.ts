@@ -1,15 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsString, Max, MaxLength, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
-import { Trim } from '../../../../platform/http/index.js';
+import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsString, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { Present, Trim, TrimEach } from '../../../../platform/http/index.js';
 import {
   CURRENCIES, DESCRIPTION_MAX, isPreviewUrl, LICENSE_TYPES, PREVIEW_IMAGES_MAX, PRICE_MAX, SELLER_STATUSES, TITLE_MAX,
   type Currency, type LicenseType, type ListingEdit, type ListingInput, type SellerStatus,
 } from '../../domain/listing.js';
 
-/** Optional, but when present it must be a real value: `null` is refused rather than stored. */
-const Present = () => ValidateIf((_o: object, v: unknown) => v !== undefined);
-const TrimEach = () => Transform(({ value }) => (Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim() : v)) : value));
 const IsPreviewUrl = () =>
   ValidateBy({
     name: 'isPreviewUrl',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
-import type { ContentStatus, ReviewStatus, StoredMedia } from './content-item.js';
-import { reviewMedia } from './media-review.js';
+import { CONTENT_STATUSES, type ContentStatus, type ReviewStatus, type StoredMedia } from '../../content/index.js';
+import { assertMediaReviewable, reviewMedia } from './media-review.js';
 
 const medium = (index: number, reviewStatus: ReviewStatus = 'pending'): StoredMedia => ({
   index, kind: 'image', key: `content/x/${index}.png`, url: `u${index}`, contentType: 'image/png', width: 1, height: 1, reviewStatus,
@@ -53,5 +53,15 @@ describe('reviewMedia', () => {
     }
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('not_found');
+  });
+});
+
+describe('assertMediaReviewable', () => {
+  it('media can be reviewed only while ready, approved or rejected', () => {
+    const reviewable: readonly ContentStatus[] = ['ready', 'approved', 'rejected'];
+    for (const s of CONTENT_STATUSES) {
+      if (reviewable.includes(s)) expect(() => assertMediaReviewable(s, 'approve_media')).not.toThrow();
+      else expect(() => assertMediaReviewable(s, 'reject_media')).toThrow(expect.objectContaining({ details: { from: s, action: 'reject_media' } }));
+    }
   });
 });

@@ -2,11 +2,10 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
-import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ApiErrors, IdParam, IndexParam } from '../../../platform/http/index.js';
+import { ItemAndJobEnvelope, ItemEnvelope, toItemBody, toOrderedBody } from '../../content/index.js';
 import { ModerationService } from '../application/moderation.service.js';
-import { ItemAndJobEnvelope, ItemEnvelope } from './dto/content-item.body.js';
-import { RejectContentDto } from './dto/edit.dto.js';
-import { IndexParam } from './dto/validators.js';
+import { RejectContentDto } from './dto/reject.dto.js';
 
 const CharacterId = () => new IdParam('char', 'Character');
 const ContentId = () => new IdParam('cnt', 'Content');
@@ -25,7 +24,7 @@ export class ModerationController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async approve(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
-    return { item: await this.moderation.approve(caller.workspaceId, id, contentId) };
+    return { item: toItemBody(await this.moderation.approve(caller.workspaceId, id, contentId)) };
   }
 
   @Post('reject')
@@ -40,7 +39,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Body() dto: RejectContentDto,
   ) {
-    return { item: await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined) };
+    return { item: toItemBody(await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined)) };
   }
 
   @Post('regenerate')
@@ -49,8 +48,8 @@ export class ModerationController {
   @ApiOperation({ summary: 'Generate again (from ready, rejected, failed or approved): a new job and a new charge.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'insufficient_credits')
-  regenerate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
-    return this.moderation.regenerate(caller.workspaceId, id, contentId);
+  async regenerate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
+    return toOrderedBody(await this.moderation.regenerate(caller.workspaceId, id, contentId));
   }
 
   @Post('media/:mediaIndex/approve')
@@ -65,7 +64,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve') };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve')) };
   }
 
   @Post('media/:mediaIndex/reject')
@@ -80,6 +79,6 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject') };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject')) };
   }
 }

@@ -1,12 +1,18 @@
 import { AppError } from '../../../core/index.js';
-import type { ContentItem, ContentStatus, ReviewStatus, StoredMedia } from './content-item.js';
-import { assertMediaReviewable, canTransition } from './content-status.js';
+import { canTransition, type ContentItem, type ContentStatus, type ReviewStatus, type StoredMedia } from '../../content/index.js';
 
 export interface MediaReviewOutcome {
   media: StoredMedia[];
   status: ContentStatus;
   /** True when approving this medium approved the whole item. */
   itemApproved: boolean;
+}
+
+/** Finished media can be reviewed one by one; before it exists, after failure or publication not. */
+const MEDIA_REVIEWABLE: readonly ContentStatus[] = ['ready', 'approved', 'rejected'];
+
+export function assertMediaReviewable(status: ContentStatus, action: 'approve_media' | 'reject_media'): void {
+  if (!MEDIA_REVIEWABLE.includes(status)) throw AppError.invalidTransition(status, action);
 }
 
 /**
