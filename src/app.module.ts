@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig, ConfigModule } from './config/index.js';
+import type { ProcessRole } from './core/index.js';
 import { AccessGuard } from './platform/auth/index.js';
 import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
@@ -21,8 +22,6 @@ import { MotionTransferModule } from './modules/motion-transfer/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
-
-export type ProcessRole = 'api' | 'worker';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})

@@ -28,3 +28,6 @@ export interface Caller {
 export function isGranted(held: readonly Scope[], needed: readonly Scope[]): boolean {
   return needed.every((s) => held.includes(s));
 }
+
+/** API key secrets start with this; access tokens are JWTs. The prefix tells them apart. */
+export const API_KEY_PREFIX = 'psk_';

@@ -5,3 +5,4 @@ export * from './auth-context.js';
 export * from './pagination.js';
 export * from './platforms.js';
 export * from './zoned-time.js';
+export * from './process-role.js';

@@ -21,5 +21,4 @@ export abstract class ApiKeyAuthenticator {
   abstract authenticate(key: string): Promise<Caller | null>;
 }
 
-/** API key secrets start with this; access tokens are JWTs. The prefix tells them apart. */
-export const API_KEY_PREFIX = 'psk_';
+export { API_KEY_PREFIX } from '../../core/index.js';

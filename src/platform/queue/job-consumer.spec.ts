@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { MemoryJobStore, RecordingTransport } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppConfig } from '../../config/index.js';
-import type { ProcessRole } from '../../app.module.js';
+import type { ProcessRole } from '../../core/index.js';
 import { JobConsumer } from './job-consumer.js';
 import type { JobRunner } from './job-runner.js';
 

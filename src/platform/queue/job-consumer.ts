@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
-import type { ProcessRole } from '../../app.module.js';
+import type { ProcessRole } from '../../core/index.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore } from './job-store.js';
 import { JobTransport } from './transport/job-transport.js';

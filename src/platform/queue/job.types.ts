@@ -1,6 +1,5 @@
 import { newId } from '../../core/index.js';
-import type { SqlParams, Tx } from '../database/index.js';
-import { jobInsertSql } from './job-store.js';
+import type { ComposedStatement, Tx } from '../database/index.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -66,7 +65,7 @@ export type JobFailureHookFn = (tx: Tx, job: JobRecord) => Promise<void>;
 export abstract class Jobs {
   abstract create(tx: Tx, job: NewJob): Promise<JobRecord>;
 
-  /** The row `create` writes, not written yet: for a caller that writes it with `insertSql`. */
+  /** The row `create` writes, not written yet: for a caller that writes it with `addInsert`. */
   prepare(job: NewJob): JobRecord {
     return {
       id: newId('job'),
@@ -87,12 +86,10 @@ export abstract class Jobs {
   }
 
   /**
-   * The INSERT of a prepared row, its values bound to `p`, for a caller that writes the row within
-   * its own statement (as a common table expression); `enqueue` it once that statement has run.
+   * Adds the INSERT of a prepared row to a caller's statement (as the common table expression
+   * `new_job`); `enqueue` the job once that statement has run.
    */
-  insertSql(p: SqlParams, job: JobRecord): string {
-    return jobInsertSql(p, job);
-  }
+  abstract addInsert(statement: ComposedStatement, job: JobRecord): void;
 
   /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Tx } from '../database/index.js';
-import { JobStore } from './job-store.js';
+import type { ComposedStatement, Tx } from '../database/index.js';
+import { jobInsertSql, JobStore } from './job-store.js';
 import { Jobs, type JobRecord, type NewJob } from './job.types.js';
 import { JobTransport } from './transport/job-transport.js';
 
@@ -20,6 +20,10 @@ export class JobsService extends Jobs {
     const record = this.prepare(job);
     await this.store.insert(tx, record);
     return record;
+  }
+
+  addInsert(statement: ComposedStatement, job: JobRecord): void {
+    statement.with('new_job', (p) => jobInsertSql(p, job));
   }
 
   async enqueue(job: JobRecord): Promise<void> {

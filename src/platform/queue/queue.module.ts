@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { ProcessRole } from '../../app.module.js';
+import type { ProcessRole } from '../../core/index.js';
 import { AppConfig } from '../../config/index.js';
 import { HandlerLookup, JobHandlerRegistry } from './handler-registry.js';
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';

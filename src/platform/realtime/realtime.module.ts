@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module, type Provider } from '@nestjs/common';
-import type { ProcessRole } from '../../app.module.js';
+import type { ProcessRole } from '../../core/index.js';
 import { AppConfig } from '../../config/index.js';
 import { RedisConnections } from '../redis/redis.module.js';
 import { InProcessRealtimeBus } from './in-process-bus.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { API_KEY_PREFIX } from '../../../platform/auth/authenticators.js';
+import { API_KEY_PREFIX } from '../../../core/index.js';
 
 /** Random bytes behind every key: 256 bits, so a plain SHA-256 digest is safe to store. */
 const SECRET_BYTES = 32;

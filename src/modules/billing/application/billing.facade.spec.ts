@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { ComposedStatement, type Tx } from '../../../platform/database/index.js';
 import type { LedgerEntry } from '../domain/credits.js';
 import type { CreditLedgerRepository } from '../infrastructure/credit-ledger.repository.js';
 import { BillingFacade } from './billing.facade.js';
@@ -77,5 +77,48 @@ describe('BillingFacade', () => {
     const { billing } = setup();
     await expect(billing.debit(tx, { workspaceId: 'ws_a', amount, reason: 'x' })).rejects.toThrow(/positive whole number/);
     await expect(billing.credit(tx, { workspaceId: 'ws_a', amount, reason: 'x' })).rejects.toThrow(/positive whole number/);
+  });
+});
+
+describe('BillingFacade.payFor', () => {
+  const uncovered = () => Object.assign(new Error('violates check'), { driverError: { code: '23514', constraint: 'workspaces_credits_balance_check' } });
+
+  /** A ledger whose statement run fails with `failure`, recording the movement it was given. */
+  function payingSetup(failure: Error | null, balance = 4) {
+    const runs: Array<Record<string, unknown> | null> = [];
+    const ledger = {
+      runWith: async (_st: ComposedStatement, movement: Record<string, unknown> | null) => {
+        runs.push(movement);
+        if (failure) throw failure;
+      },
+      balance: async () => balance,
+    };
+    return { runs, billing: new BillingFacade(ledger as unknown as CreditLedgerRepository) };
+  }
+
+  it('runs the caller’s writes with the debit as a negative movement', async () => {
+    const { billing, runs } = payingSetup(null);
+    await billing.payFor(new ComposedStatement(), { workspaceId: 'ws_a', amount: 9, reason: 'content_image', refType: 'content', refId: 'cnt_1' });
+    expect(runs).toEqual([{ workspaceId: 'ws_a', amount: -9, reason: 'content_image', refType: 'content', refId: 'cnt_1' }]);
+  });
+
+  it('runs a free order without a movement', async () => {
+    const { billing, runs } = payingSetup(null);
+    await billing.payFor(new ComposedStatement(), null);
+    expect(runs).toEqual([null]);
+  });
+
+  it('answers an uncovered debit with insufficient_credits and the balance as it is now', async () => {
+    const { billing } = payingSetup(uncovered(), 4);
+    const err = await errorOf(billing.payFor(new ComposedStatement(), { workspaceId: 'ws_a', amount: 9, reason: 'x' }));
+    expect(err.code).toBe('insufficient_credits');
+    expect(err.details).toEqual({ required: 9, balance: 4 });
+  });
+
+  it('passes any other failure on unchanged, also for a free order', async () => {
+    const failure = new Error('connection reset');
+    await expect(payingSetup(failure).billing.payFor(new ComposedStatement(), { workspaceId: 'ws_a', amount: 9, reason: 'x' })).rejects.toBe(failure);
+    const check = uncovered();
+    await expect(payingSetup(check).billing.payFor(new ComposedStatement(), null)).rejects.toBe(check);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../core/index.js';
-import type { SqlParams, Tx } from '../../../platform/database/index.js';
+import type { ComposedStatement, Tx } from '../../../platform/database/index.js';
 import { assertCreditAmount, insufficientCredits, type CreditChange, type LedgerEntry } from '../domain/credits.js';
 import { CreditLedgerRepository, isUncovered } from '../infrastructure/credit-ledger.repository.js';
 
@@ -30,20 +30,20 @@ export class BillingFacade {
   }
 
   /**
-   * A debit written into the caller's own single statement, as common table expressions to put in
-   * its WITH list; the caller runs the statement in autocommit, so the workspace row is locked only
-   * inside the database, never across a round trip to this process. An uncovered debit fails the
-   * whole statement: hand the error to `refusalOf`.
+   * The paid-order operation: runs the caller's writes (`statement`) with the debit of `change`
+   * added, as one autocommit statement, so the work and its charge commit together and the
+   * workspace row is locked only inside the database, never across a round trip to this process.
+   * An uncovered debit fails the whole statement: `insufficient_credits` with the balance as it is
+   * now, nothing written. A free order (`change` null) runs the writes alone.
    */
-  debitCtes(p: SqlParams, change: CreditChange): string {
-    assertCreditAmount(change.amount);
-    return this.ledger.movementCtes(p, this.movement(change, -change.amount));
-  }
-
-  /** `insufficient_credits`, with the balance as it is now, when `err` is a statement's uncovered debit; else null. */
-  async refusalOf(err: unknown, change: CreditChange): Promise<AppError | null> {
-    if (!isUncovered(err)) return null;
-    return insufficientCredits(change.amount, await this.balance(change.workspaceId));
+  async payFor(statement: ComposedStatement, change: CreditChange | null): Promise<void> {
+    if (change) assertCreditAmount(change.amount);
+    try {
+      await this.ledger.runWith(statement, change && this.movement(change, -change.amount));
+    } catch (err) {
+      if (!change || !isUncovered(err)) throw err;
+      throw insufficientCredits(change.amount, await this.balance(change.workspaceId));
+    }
   }
 
   /** Adds credits: grants, refunds, payouts. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, offsetOf, type Page, type PageRequest } from '../../../core/index.js';
-import { isCheckViolation, SqlParams, type Tx } from '../../../platform/database/index.js';
+import { isCheckViolation, SqlParams, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
 import type { LedgerEntry } from '../domain/credits.js';
 
 interface LedgerRow {
@@ -38,15 +38,20 @@ export class CreditLedgerRepository {
   }
 
   /**
-   * The same movement as common table expressions of a caller's own statement, for work that must
-   * commit with its charge without holding the workspace row across a round trip to the client
-   * (the caller runs the statement on its own, in autocommit). There is no cover condition: the
-   * balance's CHECK constraint fails the whole statement instead, so nothing else it writes
-   * survives an uncovered debit (see `isUncovered`).
+   * Runs `statement` in autocommit with the movement (if any) added as two of its common table
+   * expressions: work that must commit with its charge, without the workspace row held across a
+   * round trip to this process. There is no cover condition: the balance's CHECK constraint fails
+   * the whole statement instead, so nothing else it writes survives an uncovered debit (see
+   * `isUncovered`).
    */
-  movementCtes(p: SqlParams, e: Movement): string {
-    const { update, append } = movementSql(p, e, false, 'credit_moved');
-    return `credit_moved AS (${update}), credit_entry AS (${append})`;
+  async runWith(statement: ComposedStatement, e: Movement | null): Promise<void> {
+    if (e) {
+      statement.withParts((p) => {
+        const { update, append } = movementSql(p, e, false, 'credit_moved');
+        return [['credit_moved', update], ['credit_entry', append]];
+      });
+    }
+    await statement.run(this.ds);
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number | null> {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
-import type { SqlParams, Tx } from '../../../platform/database/index.js';
+import type { ComposedStatement, Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import { newContentItem, type ContentType } from '../domain/content-item.js';
@@ -15,6 +14,9 @@ class FakeJobs extends Jobs {
     this.created.push(job);
     return { id: `job_${this.created.length}`, ...job } as unknown as JobRecord;
   }
+  addInsert(statement: ComposedStatement, job: JobRecord): void {
+    statement.with('new_job', (p) => `INSERT INTO jobs (id, payload) VALUES (${p.bindAll([job.id, job.payload])})`);
+  }
   async enqueue(): Promise<void> {}
   async get(): Promise<JobRecord | null> {
     return null;
@@ -24,7 +26,7 @@ class FakeJobs extends Jobs {
   }
 }
 
-/** The statements `place` runs, and what the database answers them with. */
+/** The statements billing runs for `place`, and what the database answers them with. */
 class FakeDatabase {
   readonly statements: Array<{ sql: string; params: unknown[] }> = [];
   failWith: Error | null = null;
@@ -39,20 +41,27 @@ const pgError = (code: string, constraint: string) => Object.assign(new Error(`v
 
 function setup(env: Record<string, string> = {}) {
   const debits: CreditChange[] = [];
+  const db = new FakeDatabase();
   const billing = {
     debit: async (_tx: Tx, c: CreditChange) => void debits.push(c),
-    debitCtes: (p: SqlParams, c: CreditChange) => {
-      debits.push(c);
-      return `credit_moved AS (UPDATE workspaces SET credits_balance = credits_balance - ${p.bind(c.amount)})`;
+    // As billing does: the debit joins the caller's statement, and an uncovered one is refused.
+    payFor: async (statement: ComposedStatement, c: CreditChange | null) => {
+      if (c) {
+        debits.push(c);
+        statement.with('credit_moved', (p) => `UPDATE workspaces SET credits_balance = credits_balance - ${p.bind(c.amount)}`);
+      }
+      try {
+        await statement.run(db);
+      } catch (err) {
+        if (c && (err as { driverError?: { code?: string } }).driverError?.code === '23514') throw new AppError('insufficient_credits', `needs ${c.amount}`);
+        throw err;
+      }
     },
-    refusalOf: async (err: unknown, c: CreditChange) =>
-      (err as { driverError?: { code?: string } }).driverError?.code === '23514' ? new AppError('insufficient_credits', `needs ${c.amount}`) : null,
   } as unknown as BillingFacade;
   const jobs = new FakeJobs();
-  const db = new FakeDatabase();
   const items = new ContentItemRepository();
   const config = new AppConfig({ JWT_SECRET: 'x'.repeat(32), TOKEN_ENCRYPTION_KEY: 'y'.repeat(32), ...env });
-  return { orders: new GenerationOrders(config, billing, jobs, items, db as unknown as DataSource), debits, jobs, db };
+  return { orders: new GenerationOrders(config, billing, jobs, items), debits, jobs, db };
 }
 
 const item = (contentType: ContentType, kind: 'image' | 'video' = 'image', durationSeconds = 8) => ({
@@ -105,7 +114,7 @@ describe('GenerationOrders.place', () => {
     expect(db.statements[0].sql).not.toContain('credit_moved');
   });
 
-  it('answers insufficient_credits when the balance refuses the debit', async () => {
+  it('passes on billing’s refusal of an uncovered debit', async () => {
     const { orders, db } = setup();
     db.failWith = pgError('23514', 'workspaces_credits_balance_check');
     await expect(orders.place(item('single'))).rejects.toMatchObject({ code: 'insufficient_credits' });

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
-import { isForeignKeyViolation, SqlParams, type Tx } from '../../../platform/database/index.js';
+import { ComposedStatement, isForeignKeyViolation, type Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
 import { BillingFacade, type CreditChange } from '../../billing/index.js';
 import type { ContentItem } from '../domain/content-item.js';
@@ -24,7 +22,6 @@ export class GenerationOrders {
     private readonly billing: BillingFacade,
     private readonly jobs: Jobs,
     private readonly items: ContentItemRepository,
-    @InjectDataSource() private readonly ds: DataSource,
   ) {
     this.prices = config.prices;
   }
@@ -47,15 +44,14 @@ export class GenerationOrders {
   async place(item: ContentItem): Promise<{ item: ContentItem; job: JobRecord }> {
     const job = this.jobs.prepare(this.jobFor(item));
     const ordered: ContentItem = { ...item, jobId: job.id };
-    const debit = this.debitFor(ordered);
-    const p = new SqlParams();
-    const parts = [`new_job AS (${this.jobs.insertSql(p, job)})`, `new_item AS (${this.items.insertSql(p, ordered)})`];
-    if (debit) parts.push(this.billing.debitCtes(p, debit));
+    const statement = new ComposedStatement();
+    this.jobs.addInsert(statement, job);
+    this.items.addInsert(statement, ordered);
     try {
-      await this.ds.query(`WITH ${parts.join(', ')} SELECT 1`, p.values);
+      await this.billing.payFor(statement, this.debitFor(ordered));
     } catch (err) {
       if (isForeignKeyViolation(err, 'content_items_character_id_fkey')) throw AppError.notFound('Character');
-      throw (debit && (await this.billing.refusalOf(err, debit))) || err;
+      throw err;
     }
     return { item: ordered, job };
   }

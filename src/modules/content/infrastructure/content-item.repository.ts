@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
-import { jsonParam, SqlParams, type Tx } from '../../../platform/database/index.js';
+import { jsonParam, SqlParams, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
 import type { ContentItem, ContentStatus } from '../domain/content-item.js';
 import { ContentItemEntity } from './content-item.entity.js';
 
@@ -84,8 +84,12 @@ export class ContentItemRepository {
     await m.query(this.insertSql(p, item), p.values);
   }
 
-  /** The INSERT of a new item, its values bound to `p`: on its own, or as a part of a paid order's statement. */
-  insertSql(p: SqlParams, item: ContentItem): string {
+  /** Adds the INSERT of a new item to a paid order's statement (as the common table expression `new_item`). */
+  addInsert(statement: ComposedStatement, item: ContentItem): void {
+    statement.with('new_item', (p) => this.insertSql(p, item));
+  }
+
+  private insertSql(p: SqlParams, item: ContentItem): string {
     return `INSERT INTO content_items (id, workspace_id, character_id, status, platform, content_type, kind, image_prompt, caption, hashtags,
         cta, media, variants, variants_locked, video, language, planned_for, rejection_reason, job_id, media_job_id, week_job_id,
         plan_index, created_at, updated_at, published_at)

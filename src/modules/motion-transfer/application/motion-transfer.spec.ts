@@ -98,6 +98,9 @@ class FakeJobs extends Jobs {
     this.rows.set(job.id, job);
     return job;
   }
+  addInsert(): void {
+    throw new Error('motion transfer writes its job with create');
+  }
   async enqueue(job: JobRecord) {
     this.enqueued.push(job.id);
   }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { ProcessRole } from '../../../app.module.js';
+import type { ProcessRole } from '../../../core/index.js';
 import { AppConfig } from '../../../config/index.js';
 import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
 import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
