@@ -138,7 +138,7 @@ export interface PublishingSettings {
   dispatchBatch: number;
   /** Publish calls one consuming process makes at once. */
   concurrency: number;
-  /** Timezone for slots when neither the character nor its identity names one. */
+  /** The posting timezone (calendar, week plans, slots) of a character whose own timezone and identity location name none. */
   defaultTimezone: string;
 }
 

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
 import { AppError, PLAN_LIMITS, type Plan } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { Character } from '../domain/character.js';
+import { postingTimezone } from '../domain/posting-timezone.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 
@@ -25,6 +27,7 @@ export class CharactersFacade {
     private readonly characters: CharacterRepository,
     private readonly cloner: CharacterCloner,
     private readonly images: ReferenceImageRepository,
+    private readonly config: AppConfig,
   ) {}
 
   /** The character, or 404 `not_found` when it does not exist or belongs to another workspace. */
@@ -36,6 +39,16 @@ export class CharactersFacade {
 
   find(workspaceId: string, id: string, tx?: Tx): Promise<Character | null> {
     return this.characters.find(tx ?? this.ds.manager, workspaceId, id);
+  }
+
+  /**
+   * The one zone a character's posts are planned, scheduled and shown in: its own timezone, else
+   * the zone its identity's location names, else the configured default (`DEFAULT_TIMEZONE`).
+   * Without a character (the workspace calendar), the default.
+   */
+  postingTimezone(character: Pick<Character, 'timezone' | 'identity'> | null): string {
+    const fallback = this.config.publishing.defaultTimezone;
+    return character ? postingTimezone(character, fallback) : fallback;
   }
 
   /**

@@ -9,7 +9,7 @@ import { CharactersFacade } from '../../characters/index.js';
 import { newContentItem, type ContentItem, type ContentType } from '../domain/content-item.js';
 import { defaultVideoType, type PlatformName } from '../domain/platforms.js';
 import { weekPlanCharge } from '../domain/pricing.js';
-import { DEFAULT_TIME_ZONE, formatDate, localDay, parseDate } from '../domain/schedule-time.js';
+import { formatDate, localDay, parseDate } from '../domain/schedule-time.js';
 import { ContentViews } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
@@ -95,7 +95,7 @@ export class ContentGenerationService {
   async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobRecord> {
     const job = await inTransaction(this.ds, async (tx) => {
       const character = await this.characters.get(workspaceId, req.characterId, tx);
-      const timeZone = character.timezone ?? DEFAULT_TIME_ZONE;
+      const timeZone = this.characters.postingTimezone(character);
       const weekStart = req.week === undefined ? localDay(new Date(), timeZone) : parseDate(req.week);
       if (weekStart === null) throw new AppError('validation_failed', 'week must be a date (YYYY-MM-DD)', [{ field: 'week', message: 'week must be a date (YYYY-MM-DD)' }]);
       const charge = weekPlanCharge(req.postsPerDay, this.orders.prices);

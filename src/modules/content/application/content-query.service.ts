@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import type { ContentItem } from '../domain/content-item.js';
-import { calendarRange, DEFAULT_TIME_ZONE, formatDate, localDay } from '../domain/schedule-time.js';
+import { calendarRange, formatDate, localDay } from '../domain/schedule-time.js';
 import { ContentItemRepository, type QueueFilter } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts } from './calendar-posts.js';
 import type { CalendarPost } from './calendar-posts.js';
@@ -55,7 +55,7 @@ export class ContentQueryService {
   /** Days from `from` to `to` in the character's zone (else the default), each with its planned items. */
   async calendar(workspaceId: string, req: CalendarRequest): Promise<Calendar> {
     const character = req.characterId ? await this.characters.get(workspaceId, req.characterId) : null;
-    const timeZone = character?.timezone ?? DEFAULT_TIME_ZONE;
+    const timeZone = this.characters.postingTimezone(character);
     const range = calendarRange(req.from, req.to, timeZone, new Date());
     const scope = { startsAt: range.startsAt, endsBefore: range.endsBefore, characterId: req.characterId };
     const planned = await this.items.listPlanned(this.ds.manager, workspaceId, scope);

@@ -1,7 +1,5 @@
 import { AppError, localParts, zonedInstant } from '../../../core/index.js';
 
-/** Used when neither the character nor anything else names a time zone (contract §8). */
-export const DEFAULT_TIME_ZONE = 'America/New_York';
 export const MAX_CALENDAR_DAYS = 62;
 
 const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;

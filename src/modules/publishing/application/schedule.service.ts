@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppConfig } from '../../../config/index.js';
 import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type Page, type PageRequest, type Platform } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
-import { postingTimezone } from '../domain/posting-timezone.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
 import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
@@ -37,7 +35,6 @@ export interface PostQuery {
 export class ScheduleService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly config: AppConfig,
     private readonly posts: ScheduledPostsRepository,
     private readonly characters: CharactersFacade,
     private readonly content: ContentFacade,
@@ -47,7 +44,7 @@ export class ScheduleService {
   /** Gives the character's approved, unscheduled items slots from `startDate` on (contract §8). */
   async generate(workspaceId: string, input: GenerateInput): Promise<{ timezone: string; posts: ScheduledPost[] }> {
     const character = await this.characters.get(workspaceId, input.characterId);
-    const timezone = postingTimezone(character, this.config.publishing.defaultTimezone);
+    const timezone = this.characters.postingTimezone(character);
     const requested = input.platforms?.map((name) => platformOf(name));
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);

@@ -8,7 +8,7 @@ import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, toCharacterBrief, type Character } from '../../../characters/index.js';
 import { newContentItem, type ContentItem } from '../../domain/content-item.js';
 import { DAYS_PER_WEEK } from '../../domain/pricing.js';
-import { DEFAULT_TIME_ZONE, parseDate } from '../../domain/schedule-time.js';
+import { parseDate } from '../../domain/schedule-time.js';
 import { planWeekItems, type PlannedItem } from '../../domain/week-plan.js';
 import { ContentItemRepository } from '../../infrastructure/content-item.repository.js';
 import type { WeekJobPayload } from '../content-generation.service.js';
@@ -68,7 +68,7 @@ export class WeekPlanJob {
         trendingTopics: payload.trending_topics, guidance: payload.guidance ?? undefined, language: payload.language,
       }),
     );
-    const timeZone = character.timezone ?? DEFAULT_TIME_ZONE;
+    const timeZone = this.characters.postingTimezone(character);
     return planWeekItems(posts, { weekStart, postsPerDay: payload.posts_per_day, platforms: payload.platforms, timeZone });
   }
 

@@ -1,0 +1,237 @@
+/**
+ * Places people write in a character's `identity.location`, and the IANA zone each keeps its own
+ * clock in. Grouped by country so that a place is read in the country meant: "Perth, Scotland" is
+ * not Perth, Australia, and "Paris, Texas" is in Texas. Names are matched as whole words, ignoring
+ * case and accents; names of one or two letters ("LA", "UK") only as a whole comma-separated part,
+ * since as words they are often something else (the "La" of "La Rochelle"). A name that means
+ * places in different zones with none clearly first (Georgia) is left out.
+ */
+export interface Country {
+  names: readonly string[];
+  /** The zone when only the country is named; absent when it spans zones with no main one. */
+  zone?: string;
+  /** Cities and regions, with their own zone (also those in the country's zone, so they count alone). */
+  places?: ReadonlyArray<readonly [names: readonly string[], zone: string]>;
+}
+
+export const COUNTRIES: readonly Country[] = [
+  // North America
+  {
+    names: ['united states', 'united states of america', 'usa', 'u s a', 'us', 'u s'],
+    places: [
+      [['new york', 'new york city', 'nyc', 'ny', 'manhattan', 'brooklyn', 'bronx', 'staten island', 'long island', 'buffalo'], 'America/New_York'],
+      [['boston', 'massachusetts', 'new england', 'connecticut', 'rhode island', 'vermont', 'new hampshire', 'maine'], 'America/New_York'],
+      [['washington dc', 'washington d c', 'dc', 'd c', 'baltimore', 'maryland', 'virginia', 'west virginia', 'delaware'], 'America/New_York'],
+      [['philadelphia', 'pittsburgh', 'pennsylvania', 'new jersey', 'newark', 'ohio', 'cleveland', 'cincinnati', 'columbus'], 'America/New_York'],
+      [['miami', 'orlando', 'tampa', 'jacksonville', 'florida', 'atlanta', 'charlotte', 'raleigh', 'north carolina', 'south carolina'], 'America/New_York'],
+      [['detroit', 'michigan'], 'America/Detroit'],
+      [['indianapolis', 'indiana'], 'America/Indiana/Indianapolis'],
+      [['louisville', 'kentucky'], 'America/Kentucky/Louisville'],
+      [['chicago', 'illinois', 'milwaukee', 'wisconsin', 'minneapolis', 'minnesota', 'iowa', 'st louis', 'saint louis', 'missouri', 'kansas city', 'kansas'], 'America/Chicago'],
+      [['texas', 'dallas', 'houston', 'austin', 'san antonio', 'fort worth', 'new orleans', 'louisiana', 'oklahoma', 'nebraska', 'omaha'], 'America/Chicago'],
+      [['nashville', 'memphis', 'tennessee', 'alabama', 'arkansas', 'mississippi'], 'America/Chicago'],
+      [['denver', 'colorado', 'salt lake city', 'utah', 'albuquerque', 'new mexico', 'montana', 'wyoming', 'el paso'], 'America/Denver'],
+      [['boise', 'idaho'], 'America/Boise'],
+      [['phoenix', 'arizona', 'tucson', 'scottsdale'], 'America/Phoenix'],
+      [['los angeles', 'la', 'hollywood', 'san francisco', 'sf', 'bay area', 'silicon valley', 'san diego', 'sacramento', 'oakland', 'california'], 'America/Los_Angeles'],
+      [['seattle', 'washington state', 'portland', 'oregon', 'las vegas', 'nevada'], 'America/Los_Angeles'],
+      [['anchorage', 'alaska'], 'America/Anchorage'],
+      [['honolulu', 'hawaii'], 'Pacific/Honolulu'],
+    ],
+  },
+  {
+    names: ['canada'],
+    zone: 'America/Toronto',
+    places: [
+      [['toronto', 'ontario', 'ottawa', 'montréal', 'québec'], 'America/Toronto'],
+      [['vancouver', 'british columbia', 'bc'], 'America/Vancouver'],
+      [['calgary', 'edmonton', 'alberta'], 'America/Edmonton'],
+      [['winnipeg', 'manitoba'], 'America/Winnipeg'],
+      [['regina', 'saskatoon', 'saskatchewan'], 'America/Regina'],
+      [['halifax', 'nova scotia'], 'America/Halifax'],
+      [['new brunswick'], 'America/Moncton'],
+      [["st john's", 'newfoundland'], 'America/St_Johns'],
+    ],
+  },
+  {
+    names: ['mexico'],
+    zone: 'America/Mexico_City',
+    places: [
+      [['mexico city', 'ciudad de méxico', 'cdmx', 'guadalajara'], 'America/Mexico_City'],
+      [['monterrey'], 'America/Monterrey'],
+      [['cancún', 'tulum'], 'America/Cancun'],
+      [['tijuana'], 'America/Tijuana'],
+    ],
+  },
+  { names: ['guatemala'], zone: 'America/Guatemala' },
+  { names: ['el salvador'], zone: 'America/El_Salvador', places: [[['san salvador'], 'America/El_Salvador']] },
+  { names: ['costa rica'], zone: 'America/Costa_Rica' },
+  { names: ['panama'], zone: 'America/Panama' },
+  { names: ['cuba'], zone: 'America/Havana', places: [[['havana', 'la habana'], 'America/Havana']] },
+  { names: ['jamaica'], zone: 'America/Jamaica', places: [[['kingston'], 'America/Jamaica']] },
+  { names: ['dominican republic'], zone: 'America/Santo_Domingo', places: [[['santo domingo'], 'America/Santo_Domingo']] },
+  { names: ['puerto rico'], zone: 'America/Puerto_Rico', places: [[['san juan'], 'America/Puerto_Rico']] },
+  // South America
+  {
+    names: ['brazil', 'brasil'],
+    zone: 'America/Sao_Paulo',
+    places: [
+      [['são paulo', 'rio de janeiro', 'rio', 'brasília', 'belo horizonte', 'curitiba', 'porto alegre', 'florianópolis'], 'America/Sao_Paulo'],
+      [['salvador da bahia', 'bahia'], 'America/Bahia'],
+      [['recife'], 'America/Recife'],
+      [['fortaleza'], 'America/Fortaleza'],
+      [['manaus'], 'America/Manaus'],
+    ],
+  },
+  {
+    names: ['argentina'],
+    zone: 'America/Argentina/Buenos_Aires',
+    places: [[['buenos aires'], 'America/Argentina/Buenos_Aires'], [['córdoba'], 'America/Argentina/Cordoba'], [['mendoza'], 'America/Argentina/Mendoza']],
+  },
+  { names: ['chile'], zone: 'America/Santiago', places: [[['santiago', 'valparaíso'], 'America/Santiago']] },
+  { names: ['colombia'], zone: 'America/Bogota', places: [[['bogotá', 'medellín', 'cartagena'], 'America/Bogota']] },
+  { names: ['peru', 'perú'], zone: 'America/Lima', places: [[['lima', 'cusco'], 'America/Lima']] },
+  { names: ['venezuela'], zone: 'America/Caracas', places: [[['caracas'], 'America/Caracas']] },
+  { names: ['ecuador'], zone: 'America/Guayaquil', places: [[['quito', 'guayaquil'], 'America/Guayaquil']] },
+  { names: ['bolivia'], zone: 'America/La_Paz', places: [[['la paz'], 'America/La_Paz']] },
+  { names: ['uruguay'], zone: 'America/Montevideo', places: [[['montevideo'], 'America/Montevideo']] },
+  { names: ['paraguay'], zone: 'America/Asuncion', places: [[['asunción'], 'America/Asuncion']] },
+  // Europe
+  {
+    names: ['united kingdom', 'uk', 'u k', 'great britain', 'britain', 'england', 'scotland', 'wales', 'northern ireland'],
+    zone: 'Europe/London',
+    places: [[['london', 'manchester', 'birmingham', 'liverpool', 'leeds', 'bristol', 'brighton', 'oxford', 'edinburgh', 'glasgow', 'cardiff', 'belfast'], 'Europe/London']],
+  },
+  { names: ['ireland', 'éire'], zone: 'Europe/Dublin', places: [[['dublin', 'cork', 'galway'], 'Europe/Dublin']] },
+  {
+    names: ['portugal'],
+    zone: 'Europe/Lisbon',
+    places: [[['lisbon', 'lisboa', 'porto', 'faro', 'algarve'], 'Europe/Lisbon'], [['madeira', 'funchal'], 'Atlantic/Madeira'], [['azores', 'açores'], 'Atlantic/Azores']],
+  },
+  {
+    names: ['spain', 'españa'],
+    zone: 'Europe/Madrid',
+    places: [
+      [['madrid', 'barcelona', 'valencia', 'seville', 'sevilla', 'málaga', 'bilbao', 'ibiza', 'mallorca', 'majorca', 'marbella'], 'Europe/Madrid'],
+      [['canary islands', 'canarias', 'tenerife', 'gran canaria', 'las palmas', 'lanzarote'], 'Atlantic/Canary'],
+    ],
+  },
+  {
+    names: ['france'],
+    zone: 'Europe/Paris',
+    places: [[['paris', 'lyon', 'marseille', 'toulouse', 'bordeaux', 'lille', 'strasbourg', 'nantes', 'cannes'], 'Europe/Paris']],
+  },
+  {
+    names: ['germany', 'deutschland'],
+    zone: 'Europe/Berlin',
+    places: [[[
+      'berlin', 'munich', 'münchen', 'muenchen', 'hamburg', 'frankfurt', 'cologne', 'köln', 'koeln', 'stuttgart', 'düsseldorf',
+      'duesseldorf', 'leipzig', 'dresden', 'hanover', 'hannover', 'nuremberg', 'nürnberg', 'bavaria', 'bayern',
+    ], 'Europe/Berlin']],
+  },
+  {
+    names: ['italy', 'italia'],
+    zone: 'Europe/Rome',
+    places: [[['rome', 'roma', 'milan', 'milano', 'naples', 'napoli', 'florence', 'firenze', 'venice', 'venezia', 'turin', 'torino', 'bologna', 'sicily'], 'Europe/Rome']],
+  },
+  {
+    names: ['netherlands', 'the netherlands', 'holland', 'nederland'],
+    zone: 'Europe/Amsterdam',
+    places: [[['amsterdam', 'rotterdam', 'the hague', 'den haag', 'utrecht', 'eindhoven'], 'Europe/Amsterdam']],
+  },
+  { names: ['belgium', 'belgique', 'belgië'], zone: 'Europe/Brussels', places: [[['brussels', 'bruxelles', 'antwerp', 'antwerpen', 'ghent', 'bruges'], 'Europe/Brussels']] },
+  { names: ['luxembourg'], zone: 'Europe/Luxembourg' },
+  { names: ['switzerland', 'schweiz', 'suisse'], zone: 'Europe/Zurich', places: [[['zurich', 'geneva', 'genève', 'basel', 'bern', 'lausanne'], 'Europe/Zurich']] },
+  { names: ['austria', 'österreich'], zone: 'Europe/Vienna', places: [[['vienna', 'wien', 'salzburg', 'innsbruck'], 'Europe/Vienna']] },
+  { names: ['monaco'], zone: 'Europe/Monaco' },
+  { names: ['malta'], zone: 'Europe/Malta' },
+  { names: ['denmark', 'danmark'], zone: 'Europe/Copenhagen', places: [[['copenhagen', 'københavn', 'aarhus'], 'Europe/Copenhagen']] },
+  { names: ['sweden', 'sverige'], zone: 'Europe/Stockholm', places: [[['stockholm', 'gothenburg', 'göteborg', 'malmö'], 'Europe/Stockholm']] },
+  { names: ['norway', 'norge'], zone: 'Europe/Oslo', places: [[['oslo', 'bergen'], 'Europe/Oslo']] },
+  { names: ['finland', 'suomi'], zone: 'Europe/Helsinki', places: [[['helsinki'], 'Europe/Helsinki']] },
+  { names: ['iceland'], zone: 'Atlantic/Reykjavik', places: [[['reykjavik', 'reykjavík'], 'Atlantic/Reykjavik']] },
+  { names: ['estonia'], zone: 'Europe/Tallinn', places: [[['tallinn'], 'Europe/Tallinn']] },
+  { names: ['latvia'], zone: 'Europe/Riga', places: [[['riga'], 'Europe/Riga']] },
+  { names: ['lithuania'], zone: 'Europe/Vilnius', places: [[['vilnius'], 'Europe/Vilnius']] },
+  { names: ['poland', 'polska'], zone: 'Europe/Warsaw', places: [[['warsaw', 'warszawa', 'kraków', 'krakow', 'wrocław', 'gdańsk'], 'Europe/Warsaw']] },
+  { names: ['czech republic', 'czechia'], zone: 'Europe/Prague', places: [[['prague', 'praha', 'brno'], 'Europe/Prague']] },
+  { names: ['slovakia'], zone: 'Europe/Bratislava', places: [[['bratislava'], 'Europe/Bratislava']] },
+  { names: ['hungary'], zone: 'Europe/Budapest', places: [[['budapest'], 'Europe/Budapest']] },
+  { names: ['slovenia'], zone: 'Europe/Ljubljana', places: [[['ljubljana'], 'Europe/Ljubljana']] },
+  { names: ['croatia', 'hrvatska'], zone: 'Europe/Zagreb', places: [[['zagreb', 'dubrovnik'], 'Europe/Zagreb']] },
+  { names: ['serbia'], zone: 'Europe/Belgrade', places: [[['belgrade', 'beograd'], 'Europe/Belgrade']] },
+  { names: ['romania'], zone: 'Europe/Bucharest', places: [[['bucharest', 'bucurești', 'cluj'], 'Europe/Bucharest']] },
+  { names: ['bulgaria'], zone: 'Europe/Sofia', places: [[['sofia'], 'Europe/Sofia']] },
+  { names: ['greece', 'hellas'], zone: 'Europe/Athens', places: [[['athens', 'thessaloniki', 'mykonos', 'santorini', 'crete'], 'Europe/Athens']] },
+  { names: ['cyprus'], zone: 'Asia/Nicosia', places: [[['nicosia', 'limassol'], 'Asia/Nicosia']] },
+  { names: ['ukraine'], zone: 'Europe/Kyiv', places: [[['kyiv', 'kiev', 'lviv', 'odesa', 'odessa', 'kharkiv'], 'Europe/Kyiv']] },
+  { names: ['turkey', 'türkiye'], zone: 'Europe/Istanbul', places: [[['istanbul', 'ankara', 'izmir', 'antalya'], 'Europe/Istanbul']] },
+  { names: ['russia'], zone: 'Europe/Moscow', places: [[['moscow', 'saint petersburg', 'st petersburg'], 'Europe/Moscow']] },
+  // Middle East and Africa
+  { names: ['united arab emirates', 'uae', 'emirates'], zone: 'Asia/Dubai', places: [[['dubai', 'abu dhabi', 'sharjah'], 'Asia/Dubai']] },
+  { names: ['qatar'], zone: 'Asia/Qatar', places: [[['doha'], 'Asia/Qatar']] },
+  { names: ['saudi arabia'], zone: 'Asia/Riyadh', places: [[['riyadh', 'jeddah'], 'Asia/Riyadh']] },
+  { names: ['kuwait'], zone: 'Asia/Kuwait' },
+  { names: ['israel'], zone: 'Asia/Jerusalem', places: [[['tel aviv', 'jerusalem', 'haifa'], 'Asia/Jerusalem']] },
+  { names: ['lebanon'], zone: 'Asia/Beirut', places: [[['beirut'], 'Asia/Beirut']] },
+  { names: ['jordan'], zone: 'Asia/Amman', places: [[['amman'], 'Asia/Amman']] },
+  { names: ['iran'], zone: 'Asia/Tehran', places: [[['tehran'], 'Asia/Tehran']] },
+  { names: ['egypt'], zone: 'Africa/Cairo', places: [[['cairo', 'alexandria'], 'Africa/Cairo']] },
+  { names: ['morocco', 'maroc'], zone: 'Africa/Casablanca', places: [[['casablanca', 'marrakech', 'marrakesh', 'rabat'], 'Africa/Casablanca']] },
+  { names: ['tunisia'], zone: 'Africa/Tunis', places: [[['tunis'], 'Africa/Tunis']] },
+  { names: ['nigeria'], zone: 'Africa/Lagos', places: [[['lagos', 'abuja'], 'Africa/Lagos']] },
+  { names: ['ghana'], zone: 'Africa/Accra', places: [[['accra'], 'Africa/Accra']] },
+  { names: ['kenya'], zone: 'Africa/Nairobi', places: [[['nairobi', 'mombasa'], 'Africa/Nairobi']] },
+  { names: ['ethiopia'], zone: 'Africa/Addis_Ababa', places: [[['addis ababa'], 'Africa/Addis_Ababa']] },
+  { names: ['south africa'], zone: 'Africa/Johannesburg', places: [[['johannesburg', 'cape town', 'durban', 'pretoria'], 'Africa/Johannesburg']] },
+  // Asia and Oceania
+  {
+    names: ['india', 'bharat'],
+    zone: 'Asia/Kolkata',
+    places: [[['mumbai', 'bombay', 'delhi', 'new delhi', 'bangalore', 'bengaluru', 'kolkata', 'calcutta', 'chennai', 'hyderabad', 'pune', 'goa', 'jaipur'], 'Asia/Kolkata']],
+  },
+  { names: ['pakistan'], zone: 'Asia/Karachi', places: [[['karachi', 'lahore', 'islamabad'], 'Asia/Karachi']] },
+  { names: ['bangladesh'], zone: 'Asia/Dhaka', places: [[['dhaka'], 'Asia/Dhaka']] },
+  { names: ['sri lanka'], zone: 'Asia/Colombo', places: [[['colombo'], 'Asia/Colombo']] },
+  { names: ['nepal'], zone: 'Asia/Kathmandu', places: [[['kathmandu'], 'Asia/Kathmandu']] },
+  {
+    names: ['china', "people's republic of china", 'prc'],
+    zone: 'Asia/Shanghai',
+    places: [
+      [['beijing', 'shanghai', 'shenzhen', 'guangzhou', 'chengdu', 'hangzhou', 'wuhan', "xi'an"], 'Asia/Shanghai'],
+      [['hong kong', 'kowloon'], 'Asia/Hong_Kong'],
+      [['macau', 'macao'], 'Asia/Macau'],
+    ],
+  },
+  { names: ['taiwan'], zone: 'Asia/Taipei', places: [[['taipei', 'kaohsiung'], 'Asia/Taipei']] },
+  {
+    names: ['japan', 'nippon'],
+    zone: 'Asia/Tokyo',
+    places: [[['tokyo', 'tōkyō', 'osaka', 'kyoto', 'yokohama', 'nagoya', 'sapporo', 'fukuoka', 'kobe', 'okinawa'], 'Asia/Tokyo']],
+  },
+  { names: ['south korea', 'korea', 'republic of korea'], zone: 'Asia/Seoul', places: [[['seoul', 'busan', 'incheon'], 'Asia/Seoul']] },
+  { names: ['north korea'], zone: 'Asia/Pyongyang', places: [[['pyongyang'], 'Asia/Pyongyang']] },
+  { names: ['mongolia'], zone: 'Asia/Ulaanbaatar', places: [[['ulaanbaatar', 'ulan bator'], 'Asia/Ulaanbaatar']] },
+  { names: ['singapore'], zone: 'Asia/Singapore' },
+  { names: ['malaysia'], zone: 'Asia/Kuala_Lumpur', places: [[['kuala lumpur', 'penang'], 'Asia/Kuala_Lumpur']] },
+  { names: ['thailand'], zone: 'Asia/Bangkok', places: [[['bangkok', 'phuket', 'chiang mai', 'pattaya'], 'Asia/Bangkok']] },
+  { names: ['vietnam', 'viet nam'], zone: 'Asia/Ho_Chi_Minh', places: [[['ho chi minh city', 'ho chi minh', 'saigon', 'hanoi', 'da nang'], 'Asia/Ho_Chi_Minh']] },
+  { names: ['cambodia'], zone: 'Asia/Phnom_Penh', places: [[['phnom penh'], 'Asia/Phnom_Penh']] },
+  { names: ['philippines'], zone: 'Asia/Manila', places: [[['manila', 'cebu'], 'Asia/Manila']] },
+  { names: ['indonesia'], zone: 'Asia/Jakarta', places: [[['jakarta', 'bandung', 'yogyakarta'], 'Asia/Jakarta'], [['bali', 'denpasar'], 'Asia/Makassar']] },
+  {
+    names: ['australia'],
+    zone: 'Australia/Sydney',
+    places: [
+      [['sydney', 'new south wales', 'nsw', 'canberra'], 'Australia/Sydney'],
+      [['melbourne', 'victoria'], 'Australia/Melbourne'],
+      [['brisbane', 'gold coast', 'queensland', 'qld'], 'Australia/Brisbane'],
+      [['perth', 'western australia'], 'Australia/Perth'],
+      [['adelaide', 'south australia'], 'Australia/Adelaide'],
+      [['darwin', 'northern territory'], 'Australia/Darwin'],
+      [['hobart', 'tasmania'], 'Australia/Hobart'],
+    ],
+  },
+  { names: ['new zealand', 'aotearoa'], zone: 'Pacific/Auckland', places: [[['auckland', 'wellington', 'christchurch', 'queenstown'], 'Pacific/Auckland']] },
+  { names: ['fiji'], zone: 'Pacific/Fiji' },
+];
