@@ -4,3 +4,4 @@ export { CharactersFacade, type PrimaryReferenceImage } from './application/char
 export type { CharacterTemplate, TemplateImage } from './application/character-cloner.js';
 export type { Character, Appearance, Identity, Personality, Style, Settings } from './domain/character.js';
 export { toCharacterBody, CharacterBody } from './api/dto/character.body.js';
+export { CHARACTERS_ERRORS } from './errors.js';
