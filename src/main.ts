@@ -9,8 +9,9 @@ import helmet from 'helmet';
 import { AppModule } from './app.module.js';
 import { loadConfigOrExit } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
+import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
-import { AppExceptionFilter, requestId, strictValidationPipe } from './platform/http/index.js';
+import { AppExceptionFilter, documentErrorResponses, requestId, strictValidationPipe } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 
 export const API_PREFIX = 'api/v1';
@@ -22,6 +23,8 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   });
   // Deny by default: refuse to start if any route lacks an access declaration.
   assertEveryRouteDeclared(app);
+  // Likewise if a route documents an error code the status map lacks.
+  documentErrorResponses(app, ERROR_STATUS);
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   app.use(requestId);
@@ -31,7 +34,7 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
   app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'] });
   app.setGlobalPrefix(API_PREFIX);
-  app.useGlobalFilters(new AppExceptionFilter());
+  app.useGlobalFilters(new AppExceptionFilter(ERROR_STATUS));
   app.useGlobalPipes(strictValidationPipe());
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();

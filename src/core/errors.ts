@@ -1,41 +1,58 @@
-/** Application error codes and their HTTP status (contract §2). Only the HTTP edge reads the status. */
-export const ERROR_STATUS = {
+/**
+ * Application error codes (contract §2). The kernel declares only the codes several contexts or
+ * platform parts throw; each context declares its own codes in its `errors.ts` and registers that
+ * table in `ErrorCodeRegistry` by module augmentation. Only the HTTP edge turns a code into a
+ * status, from the one map it assembles out of every registered table (`src/error-codes.ts`).
+ */
+
+/** The statuses an error code may answer with. */
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
+
+/** One owner's codes and their status: `{ ... } as const satisfies ErrorTable`. */
+export type ErrorTable = Readonly<Record<string, ErrorStatus>>;
+
+/** Codes thrown across contexts and by the platform. */
+export const CORE_ERRORS = {
   validation_failed: 400,
-  invalid_oauth_state: 400,
   unauthorized: 401,
-  invalid_credentials: 401,
-  invalid_refresh_token: 401,
-  refresh_token_reused: 401,
-  session_required: 401,
-  api_key_required: 401,
   insufficient_credits: 402,
-  plan_required: 403,
-  insufficient_scope: 403,
   forbidden: 403,
-  character_limit_reached: 403,
   not_found: 404,
-  email_taken: 409,
   invalid_state_transition: 409,
-  content_not_approved: 409,
-  variants_locked: 409,
-  already_scheduled: 409,
-  integration_not_connected: 409,
-  cannot_purchase_own_listing: 409,
-  listing_unavailable: 409,
-  already_purchased: 409,
-  listing_exists: 409,
-  insufficient_training_images: 409,
-  training_in_progress: 409,
-  idempotency_in_progress: 409,
-  idempotency_key_reused: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
-  upstream_failed: 502,
   internal_error: 500,
-} as const;
+  upstream_failed: 502,
+} as const satisfies ErrorTable;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/**
+ * Every owner's table, by owner name. A context adds its own in its `errors.ts`:
+ *
+ *     export const MARKETPLACE_ERRORS = { listing_unavailable: 409 } as const satisfies ErrorTable;
+ *     declare module '../../core/errors.js' {
+ *       interface ErrorCodeRegistry { marketplace: typeof MARKETPLACE_ERRORS }
+ *     }
+ *
+ * and the edge's map must then include that table, or `tsc` fails.
+ */
+export interface ErrorCodeRegistry {
+  core: typeof CORE_ERRORS;
+}
+
+/** All registered tables; the edge's assembly takes exactly this shape. */
+export type ErrorTables = { readonly [Owner in keyof ErrorCodeRegistry]: ErrorCodeRegistry[Owner] };
+
+/** The codes of a set of tables. */
+export type CodesOf<Tables> = { [Owner in keyof Tables]: keyof Tables[Owner] & string }[keyof Tables];
+
+/** Every code any registered table declares; `new AppError('typo', ...)` does not compile. */
+export type ErrorCode = CodesOf<ErrorCodeRegistry>;
+
+/** Codes declared by two registered tables (must be `never`; the edge checks it). */
+export type SharedCodes<Tables> = {
+  [A in keyof Tables]: { [B in Exclude<keyof Tables, A>]: keyof Tables[A] & keyof Tables[B] & string }[Exclude<keyof Tables, A>];
+}[keyof Tables];
 
 export type ErrorDetails = Record<string, unknown> | Array<{ field: string; message: string }>;
 
@@ -48,10 +65,6 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 
   static notFound(what: string): AppError {

@@ -5,3 +5,4 @@ export type { CharacterTemplate, TemplateImage } from './application/character-c
 export type { Character, Appearance, Identity, Personality, Style, Settings } from './domain/character.js';
 export { toCharacterBody, CharacterBody } from './api/dto/character.body.js';
 export { toCharacterBrief } from './application/character-brief.js';
+export { CHARACTERS_ERRORS } from './errors.js';

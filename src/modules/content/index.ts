@@ -9,3 +9,4 @@ export { CONTENT_STATUSES } from './domain/content-item.js';
 export type { ContentItem, ContentStatus, ContentType, ReviewStatus, StoredMedia, Variant } from './domain/content-item.js';
 export { canTransition, nextStatus } from './domain/content-status.js';
 export { ItemAndJobEnvelope, ItemEnvelope, toContentItemBody, toItemBody, toOrderedBody } from './api/dto/content-item.body.js';
+export { CONTENT_ERRORS } from './errors.js';

@@ -1,2 +1,3 @@
 /** What other contexts may use from the marketplace context. */
 export { MarketplaceModule } from './marketplace.module.js';
+export { MARKETPLACE_ERRORS } from './errors.js';

@@ -1,2 +1,3 @@
 /** What other contexts may use from the publishing context. */
 export { PublishingModule } from './publishing.module.js';
+export { PUBLISHING_ERRORS } from './errors.js';

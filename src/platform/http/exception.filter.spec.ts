@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { NotFoundException, type ArgumentsHost } from '@nestjs/common';
-import { AppError } from '../../core/index.js';
+import { AppError, CORE_ERRORS } from '../../core/index.js';
+import type { ErrorStatusMap } from './error-status.js';
 import { AppExceptionFilter } from './exception.filter.js';
 
-function run(exception: unknown) {
+/** The kernel's codes are all these cases throw; the application's map holds them too. */
+const STATUSES = CORE_ERRORS as Partial<ErrorStatusMap> as ErrorStatusMap;
+
+function run(exception: unknown, statuses: ErrorStatusMap = STATUSES) {
   const sent: { status?: number; body?: any } = {};
   const res = {
     headersSent: false,
@@ -17,7 +21,7 @@ function run(exception: unknown) {
   };
   const req = { id: 'req_test', method: 'GET', path: '/x' };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
-  new AppExceptionFilter().catch(exception, host);
+  new AppExceptionFilter(statuses).catch(exception, host);
   return sent;
 }
 
@@ -28,6 +32,13 @@ describe('AppExceptionFilter', () => {
       status: 402,
       body: { statusCode: 402, code: 'insufficient_credits', message: 'short', details: { required: 3, balance: 1 }, request_id: 'req_test' },
     });
+  });
+
+  it('answers the status the injected map gives the code', () => {
+    const out = run(new AppError('insufficient_credits', 'short'), { ...STATUSES, insufficient_credits: 422 });
+    expect(out.status).toBe(422);
+    expect(out.body).toMatchObject({ statusCode: 422, code: 'insufficient_credits' });
+    expect(run(new AppError('not_found', 'gone'), { ...STATUSES, not_found: 410 }).status).toBe(410);
   });
 
   it('maps an unknown route to not_found', () => {

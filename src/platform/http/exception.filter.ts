@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../../core/index.js';
+import { AppError, type ErrorCode } from '../../core/index.js';
+import type { ErrorStatusMap } from './error-status.js';
 
 const STATUS_CODE: Record<number, ErrorCode> = {
   400: 'validation_failed',
@@ -12,10 +13,15 @@ const STATUS_CODE: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/** Turns anything thrown into the contract's error body. Never a stack, never SQL. */
+/**
+ * Turns anything thrown into the contract's error body. Never a stack, never SQL. The statuses come
+ * from the map the application assembles out of every context's table.
+ */
 @Catch()
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly statuses: ErrorStatusMap) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -26,8 +32,9 @@ export class AppExceptionFilter implements ExceptionFilter {
       this.logger.error({ msg: 'unhandled error', request_id: req.id, path: req.path, err: describe(exception) });
     }
     if (res.headersSent) return;
-    res.status(ERROR_STATUS[err.code]).json({
-      statusCode: ERROR_STATUS[err.code],
+    const status = this.statuses[err.code];
+    res.status(status).json({
+      statusCode: status,
       code: err.code,
       message: err.message,
       ...(err.details !== undefined ? { details: err.details } : {}),

@@ -5,3 +5,4 @@ export * from './params.js';
 export * from './dto.js';
 export * from './api-docs.js';
 export * from './timestamp.js';
+export * from './error-status.js';

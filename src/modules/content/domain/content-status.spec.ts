@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '../../../core/index.js';
+import { AppError, CORE_ERRORS } from '../../../core/index.js';
+import { CONTENT_ERRORS } from '../errors.js';
 import { CONTENT_STATUSES, type ContentStatus } from './content-item.js';
 import { assertEditable, canTransition, CONTENT_ACTIONS, nextStatus, type ContentAction } from './content-status.js';
 
@@ -13,6 +14,9 @@ const ALLOWED: Record<ContentAction, Partial<Record<ContentStatus, ContentStatus
   regenerate: { ready: 'queued', rejected: 'queued', failed: 'queued', approved: 'queued' },
   publish: { approved: 'published' },
 };
+
+/** The statuses the edge answers these codes with. */
+const STATUS: Record<string, number> = { ...CORE_ERRORS, ...CONTENT_ERRORS };
 
 const pairs = CONTENT_ACTIONS.flatMap((action) => CONTENT_STATUSES.map((from) => [from, action] as const));
 
@@ -40,7 +44,7 @@ describe('content state machine', () => {
     expect(canTransition(from, action)).toBe(false);
     const err = refusal(() => nextStatus(from, action));
     expect(err.code).toBe('invalid_state_transition');
-    expect(err.status).toBe(409);
+    expect(STATUS[err.code]).toBe(409);
     expect(err.details).toEqual({ from, action });
   });
 
@@ -63,6 +67,6 @@ describe('variant lock', () => {
     const { assertVariantsOpen } = await import('./content-status.js');
     for (const s of CONTENT_STATUSES.filter((x) => x !== 'published')) expect(() => assertVariantsOpen({ status: s, variantsLocked: false })).not.toThrow();
     expect(refusal(() => assertVariantsOpen({ status: 'published', variantsLocked: false })).code).toBe('variants_locked');
-    expect(refusal(() => assertVariantsOpen({ status: 'approved', variantsLocked: true })).status).toBe(409);
+    expect(STATUS[refusal(() => assertVariantsOpen({ status: 'approved', variantsLocked: true })).code]).toBe(409);
   });
 });

@@ -1,0 +1,31 @@
+import { CORE_ERRORS, type ErrorTables, type SharedCodes } from './core/index.js';
+import { AUTH_ERRORS } from './modules/auth/index.js';
+import { CHARACTERS_ERRORS } from './modules/characters/index.js';
+import { CONTENT_ERRORS } from './modules/content/index.js';
+import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
+import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
+import { ACCESS_ERRORS } from './platform/auth/index.js';
+import { mergeErrorTables, type ErrorStatusMap } from './platform/http/index.js';
+import { IDEMPOTENCY_ERRORS } from './platform/idempotency/index.js';
+
+/**
+ * Every registered error table. `satisfies ErrorTables` makes a table registered in
+ * `ErrorCodeRegistry` but missing here (or here but unregistered) a compile error.
+ */
+const ERROR_TABLES = {
+  core: CORE_ERRORS,
+  access: ACCESS_ERRORS,
+  idempotency: IDEMPOTENCY_ERRORS,
+  auth: AUTH_ERRORS,
+  characters: CHARACTERS_ERRORS,
+  content: CONTENT_ERRORS,
+  marketplace: MARKETPLACE_ERRORS,
+  publishing: PUBLISHING_ERRORS,
+} as const satisfies ErrorTables;
+
+/** Fails to compile, naming the code, when two registered tables declare the same code. */
+type NoCode<DeclaredTwice extends never> = DeclaredTwice;
+type _NoCodeDeclaredTwice = NoCode<SharedCodes<ErrorTables>>;
+
+/** The one exhaustive code → HTTP status map; loading it throws if two tables share a code. */
+export const ERROR_STATUS: ErrorStatusMap = mergeErrorTables(ERROR_TABLES);

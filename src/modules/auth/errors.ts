@@ -1,0 +1,15 @@
+import type { ErrorTable } from '../../core/errors.js';
+
+/** Error codes of the auth context (contract §2). */
+export const AUTH_ERRORS = {
+  invalid_credentials: 401,
+  invalid_refresh_token: 401,
+  refresh_token_reused: 401,
+  email_taken: 409,
+} as const satisfies ErrorTable;
+
+declare module '../../core/errors.js' {
+  interface ErrorCodeRegistry {
+    auth: typeof AUTH_ERRORS;
+  }
+}
