@@ -25,6 +25,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JS outside the TypeScript project: linted, but with no type information to lint with.
+    files: ['.dependency-cruiser.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
