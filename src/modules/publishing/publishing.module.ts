@@ -19,6 +19,7 @@ import { ScheduleService } from './application/schedule.service.js';
 import { TokenKeeper } from './application/token-keeper.js';
 import { ConnectionsRepository } from './infrastructure/connections.repository.js';
 import { OAuthStatesRepository } from './infrastructure/oauth-states.repository.js';
+import { PublishQueueScan } from './infrastructure/publish-queue-scan.js';
 import { ScheduledPostsRepository } from './infrastructure/scheduled-posts.repository.js';
 import { TokenCipher } from './infrastructure/token-cipher.js';
 
@@ -31,7 +32,7 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
   imports: [IdempotencyModule, CharactersModule, ContentModule],
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [
-    TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository,
+    TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
     PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher,
     { provide: PUBLISH_QUEUE, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config, 'publish', config.publishing.concurrency) },
   ],

@@ -16,19 +16,33 @@ const post = (id: string, over: Partial<ScheduledPost> = {}): ScheduledPost => (
   createdAt: new Date(0), updatedAt: new Date(0), ...over,
 });
 
-/** The dispatcher over in-memory stand-ins: what it claims, queues, releases and hands to the publisher. */
+/**
+ * The dispatcher over in-memory stand-ins: what it claims, queues, releases and hands to the
+ * publisher. The tenant repository's stand-in sees a post only through its own workspace.
+ */
 function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: boolean; rows?: ScheduledPost[] } = {}) {
   const log: string[] = [];
-  const posts = {
+  const rows = opts.rows ?? [];
+  const scan = {
     queuedCount: async () => opts.queued ?? 0,
     claimDue: async (_tx: unknown, _claim: string, limit: number) => {
       log.push(`claim ${limit}`);
       return (opts.due ?? []).slice(0, limit);
     },
-    releaseClaim: async (_tx: unknown, id: string, claimId: string) => void log.push(`release ${id} ${claimId}`),
-    findForPublishing: async (_tx: unknown, id: string) => (opts.rows ?? []).find((p) => p.id === id) ?? null,
-    abandoned: async () => opts.rows ?? [],
-    reclaim: async (_tx: unknown, id: string) => ({ ...(opts.rows ?? []).find((p) => p.id === id)!, claimId: 'claim2' }),
+    abandoned: async () => rows,
+    workspaceOfPost: async (_tx: unknown, id: string) => {
+      log.push(`look up workspace of ${id}`);
+      return rows.find((p) => p.id === id)?.workspaceId ?? null;
+    },
+  };
+  const inWorkspace = (workspaceId: string, id: string) => rows.find((p) => p.id === id && p.workspaceId === workspaceId);
+  const posts = {
+    releaseClaim: async (_tx: unknown, workspaceId: string, id: string, claimId: string) => void log.push(`release ${workspaceId} ${id} ${claimId}`),
+    find: async (_tx: unknown, workspaceId: string, id: string) => inWorkspace(workspaceId, id) ?? null,
+    reclaim: async (_tx: unknown, workspaceId: string, id: string) => {
+      const row = inWorkspace(workspaceId, id);
+      return row ? { ...row, claimId: 'claim2' } : null;
+    },
   };
   const queue = {
     add: async (id: string, key?: string) => {
@@ -44,17 +58,17 @@ function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: bool
   const states = { purgeExpired: async () => 0 };
   const config = new AppConfig({ JWT_SECRET: 'j'.repeat(40), TOKEN_ENCRYPTION_KEY: 't'.repeat(40), PUBLISH_DISPATCH_BATCH: '10' });
   const dispatcher = new Dispatcher(
-    'worker', config, { manager: {} } as unknown as DataSource, posts as unknown as ScheduledPostsRepository,
+    'worker', config, { manager: {} } as unknown as DataSource, scan, posts as unknown as ScheduledPostsRepository,
     states as unknown as OAuthStatesRepository, publisher as unknown as Publisher, events as unknown as PostEvents, queue as unknown as JobTransport,
   );
   return { dispatcher, log };
 }
 
 describe('Dispatcher', () => {
-  it('claims a batch, announces it, then queues each post keyed by post and claim', async () => {
-    const { dispatcher, log } = setup({ due: [post('sch_1'), post('sch_2')] });
+  it('claims a batch, announces it, then queues each post with its workspace, keyed by post and claim', async () => {
+    const { dispatcher, log } = setup({ due: [post('sch_1'), post('sch_2', { workspaceId: 'ws_b' })] });
     expect(await dispatcher.dispatchOnce()).toBe(2);
-    expect(log).toEqual(['claim 10', 'event sch_1,sch_2', 'queue sch_1 sch_1:claim1', 'queue sch_2 sch_2:claim1']);
+    expect(log).toEqual(['claim 10', 'event sch_1,sch_2', 'queue ws_a/sch_1 sch_1:claim1', 'queue ws_b/sch_2 sch_2:claim1']);
   });
 
   it('claims only the room left under two queued batches, and nothing when the queue is full', async () => {
@@ -69,20 +83,33 @@ describe('Dispatcher', () => {
   it('gives the claim back when the queue refuses the message', async () => {
     const { dispatcher, log } = setup({ due: [post('sch_1')], queueFails: true });
     await dispatcher.dispatchOnce();
-    expect(log).toEqual(['claim 10', 'event sch_1', 'release sch_1 claim1']);
+    expect(log).toEqual(['claim 10', 'event sch_1', 'release ws_a sch_1 claim1']);
   });
 
   it('runs a queued post only while it is publishing and nothing was sent for it', async () => {
     const rows = [post('sch_live'), post('sch_sent', { callStartedAt: new Date() }), post('sch_done', { status: 'published' })];
     const { dispatcher, log } = setup({ rows });
-    for (const id of ['sch_live', 'sch_sent', 'sch_done', 'sch_gone']) await dispatcher.run(id);
+    for (const id of ['sch_live', 'sch_sent', 'sch_done', 'sch_gone']) await dispatcher.run(`ws_a/${id}`);
     expect(log).toEqual(['attempt sch_live']);
   });
 
+  it('finds nothing to run for a message naming another workspace than the post\'s', async () => {
+    const { dispatcher, log } = setup({ rows: [post('sch_live')] });
+    await dispatcher.run('ws_b/sch_live');
+    expect(log).toEqual([]);
+  });
+
+  it('runs a message of the previous release (the bare post id) in the workspace the post belongs to', async () => {
+    const rows = [post('sch_live', { workspaceId: 'ws_b' }), post('sch_done', { status: 'published' })];
+    const { dispatcher, log } = setup({ rows });
+    for (const id of ['sch_live', 'sch_done', 'sch_gone']) await dispatcher.run(id);
+    expect(log).toEqual(['look up workspace of sch_live', 'attempt sch_live', 'look up workspace of sch_done', 'look up workspace of sch_gone']);
+  });
+
   it('takes over abandoned claims: queues what was not sent, reconciles what was', async () => {
-    const rows = [post('sch_unsent'), post('sch_sent', { callStartedAt: new Date() })];
+    const rows = [post('sch_unsent'), post('sch_sent', { workspaceId: 'ws_b', callStartedAt: new Date() })];
     const { dispatcher, log } = setup({ rows });
     expect(await dispatcher.sweep()).toBe(2);
-    expect(log).toEqual(['queue sch_unsent sch_unsent:claim2', 'reconcile sch_sent claim2']);
+    expect(log).toEqual(['queue ws_a/sch_unsent sch_unsent:claim2', 'reconcile sch_sent claim2']);
   });
 });

@@ -6,11 +6,13 @@ import { AppConfig } from '../../../config/index.js';
 import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
 import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
 import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
+import { PublishQueueScan } from '../infrastructure/publish-queue-scan.js';
 import { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
 import { PostEvents } from './post-events.js';
+import { publishMessageOf, readPublishMessage, type PublishMessage } from './publish-message.js';
 import { Publisher } from './publisher.js';
 
-/** The queue of post ids to publish: Bull's `publish` queue with Redis, in-process without. */
+/** The queue of posts to publish (workspace and post id, see publish-message.ts): Bull's `publish` queue with Redis, in-process without. */
 export const PUBLISH_QUEUE = Symbol('PublishQueue');
 const SWEEP_BATCH = 50;
 
@@ -23,7 +25,7 @@ const messageKey = (post: ScheduledPost): string => `${post.id}:${post.claimId}`
 /**
  * PostgreSQL decides what is due. In every consuming process, a loop claims due posts
  * (pending → publishing, `FOR UPDATE SKIP LOCKED`, so several dispatchers never take the same
- * post) and queues their ids, the queue message keyed by the post id. A sweeper takes over posts
+ * post) and queues them, each message naming the post and its workspace. A sweeper takes over posts
  * whose claim outlived the lease: not yet sent → queued again; sent → reconciled.
  */
 @Injectable()
@@ -39,6 +41,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly scan: PublishQueueScan,
     private readonly posts: ScheduledPostsRepository,
     private readonly states: OAuthStatesRepository,
     private readonly publisher: Publisher,
@@ -48,7 +51,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
 
   onApplicationBootstrap(): void {
     if (!consumesQueues(this.role, this.config)) return;
-    this.queue.consume((postId) => this.run(postId));
+    this.queue.consume((body) => this.run(body));
     this.loop = this.dispatchLoop();
     const every = Math.min(30_000, Math.max(1_000, (this.config.publishing.leaseSeconds * 1000) / 4));
     this.sweeper = setInterval(() => void this.sweep(), every);
@@ -71,9 +74,9 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
    */
   async dispatchOnce(): Promise<number> {
     const batch = this.config.publishing.dispatchBatch;
-    const room = 2 * batch - (await this.posts.queuedCount(this.ds.manager));
+    const room = 2 * batch - (await this.scan.queuedCount(this.ds.manager));
     if (room <= 0) return 0;
-    const claimed = await this.posts.claimDue(this.ds.manager, newClaimId(), Math.min(batch, room));
+    const claimed = await this.scan.claimDue(this.ds.manager, newClaimId(), Math.min(batch, room));
     // Events first: a fast consumer's `published` must not overtake this `publishing`.
     await this.events.changed(...claimed);
     for (const post of claimed) await this.enqueue(post);
@@ -83,18 +86,30 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   /** Queues a claimed post; if the queue refuses (Redis away), the claim goes back rather than waiting out the lease. */
   private async enqueue(post: ScheduledPost): Promise<void> {
     try {
-      await this.queue.add(post.id, messageKey(post));
+      await this.queue.add(publishMessageOf(post), messageKey(post));
     } catch (err) {
       this.logger.warn({ msg: 'post not queued; claim released', post_id: post.id, err: String(err) });
-      await this.posts.releaseClaim(this.ds.manager, post.id, post.claimId!);
+      await this.posts.releaseClaim(this.ds.manager, post.workspaceId, post.id, post.claimId!);
     }
   }
 
   /** Runs a queued post. A stale or repeated message finds the post done, or its call already sent, and stops. */
-  async run(postId: string): Promise<void> {
-    const post = await this.posts.findForPublishing(this.ds.manager, postId);
+  async run(body: string): Promise<void> {
+    const message = readPublishMessage(body);
+    const workspaceId = message.workspaceId ?? (await this.workspaceOfLegacyMessage(message));
+    if (!workspaceId) return;
+    const post = await this.posts.find(this.ds.manager, workspaceId, message.postId);
     if (!post || post.status !== 'publishing' || post.callStartedAt) return;
     await this.publisher.attempt(post);
+  }
+
+  /**
+   * A message queued by the release before this one names only the post; Bull may still hold some
+   * during a deploy. Its workspace is read from the post once, and the run goes on as for any other.
+   * Can go once no such release has messages queued (they live until consumed, minutes at most).
+   */
+  private async workspaceOfLegacyMessage(message: PublishMessage): Promise<string | null> {
+    return this.scan.workspaceOfPost(this.ds.manager, message.postId);
   }
 
   /** Takes over posts whose claim outlived the lease; forgets OAuth states long expired. One sweep at a time. */
@@ -102,7 +117,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     if (this.sweeping) return 0;
     this.sweeping = true;
     try {
-      const abandoned = await this.posts.abandoned(this.ds.manager, this.config.publishing.leaseSeconds, SWEEP_BATCH);
+      const abandoned = await this.scan.abandoned(this.ds.manager, this.config.publishing.leaseSeconds, SWEEP_BATCH);
       for (const post of abandoned) await this.takeOver(post);
       await this.states.purgeExpired(this.ds.manager);
       return abandoned.length;
@@ -115,7 +130,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async takeOver(post: ScheduledPost): Promise<void> {
-    const mine = await this.posts.reclaim(this.ds.manager, post.id, post.claimId, newClaimId(), this.config.publishing.leaseSeconds);
+    const mine = await this.posts.reclaim(this.ds.manager, post.workspaceId, post.id, post.claimId, newClaimId(), this.config.publishing.leaseSeconds);
     if (!mine) return;
     this.logger.warn({ msg: 'abandoned publish taken over', post_id: post.id, call_sent: mine.callStartedAt !== null });
     if (mine.callStartedAt) await this.publisher.reconcileAbandoned(mine);

@@ -59,15 +59,15 @@ export class Publisher {
       return this.decide(post, claimId, failureOf(err));
     }
     const since = new Date();
-    if (!(await this.posts.markCallStarted(this.ds.manager, post.id, claimId))) return this.current(post);
+    if (!(await this.posts.markCallStarted(this.ds.manager, post.workspaceId, post.id, claimId))) return this.current(post);
     let result: PublishResult;
     try {
-      result = await this.whileHeld(post.id, claimId, () => this.send(post, prepared));
+      result = await this.whileHeld(post, claimId, () => this.send(post, prepared));
     } catch (err) {
       // Whatever broke after the mark (even a bug) may have come after the platform made the post.
       const failure = failureOf(err, 'unknown');
       if (failure.point === 'unknown') {
-        if (failure.handle) await this.posts.setHandle(this.ds.manager, post.id, claimId, failure.handle);
+        if (failure.handle) await this.posts.setHandle(this.ds.manager, post.workspaceId, post.id, claimId, failure.handle);
         return this.reconcile(post, claimId, prepared, since, failure.handle ?? null, false);
       }
       return this.decide(post, claimId, failure);
@@ -77,10 +77,10 @@ export class Publisher {
   }
 
   /** Renews the claim's lease while `work` runs, so the sweeper never takes over a live attempt. */
-  private async whileHeld<T>(postId: string, claimId: string, work: () => Promise<T>): Promise<T> {
+  private async whileHeld<T>(post: ScheduledPost, claimId: string, work: () => Promise<T>): Promise<T> {
     const every = Math.max(1000, (this.config.publishing.leaseSeconds * 1000) / 3);
     const timer = setInterval(() => {
-      this.posts.renewClaim(this.ds.manager, postId, claimId).catch((err: unknown) => this.logger.warn({ msg: 'claim not renewed', post_id: postId, err: String(err) }));
+      this.posts.renewClaim(this.ds.manager, post.workspaceId, post.id, claimId).catch((err: unknown) => this.logger.warn({ msg: 'claim not renewed', post_id: post.id, err: String(err) }));
     }, every);
     try {
       return await work();
@@ -152,7 +152,7 @@ export class Publisher {
 
   /** Leaves the post `publishing` with a fresh lease: the sweeper reconciles it once more when it runs out. */
   private async checkAgainLater(post: ScheduledPost, claimId: string): Promise<ScheduledPost> {
-    await this.posts.renewClaim(this.ds.manager, post.id, claimId);
+    await this.posts.renewClaim(this.ds.manager, post.workspaceId, post.id, claimId);
     return this.current(post);
   }
 
@@ -169,9 +169,9 @@ export class Publisher {
   /** Records the outcome with the content's publication in one transaction, then tells the sockets. */
   private async finish(post: ScheduledPost, claimId: string, result: AttemptResult): Promise<ScheduledPost> {
     const updated = await inTransaction(this.ds, async (tx) => {
-      let row = await this.posts.finishAttempt(tx, post.id, claimId, result);
+      let row = await this.posts.finishAttempt(tx, post.workspaceId, post.id, claimId, result);
       // A success that arrives after a takeover gave up on it still wins over `unconfirmed`.
-      if (!row && result.status === 'published') row = await this.posts.publishedAfterAll(tx, post.id, result);
+      if (!row && result.status === 'published') row = await this.posts.publishedAfterAll(tx, post.workspaceId, post.id, result);
       if (row && result.status === 'published') {
         await this.markContentPublished(tx, post, result.publishedAt);
         await this.characters.recordPost(tx, post.workspaceId, post.characterId, result.publishedAt);
@@ -202,7 +202,7 @@ export class Publisher {
   }
 
   private async current(post: ScheduledPost): Promise<ScheduledPost> {
-    return (await this.posts.findForPublishing(this.ds.manager, post.id)) ?? post;
+    return (await this.posts.find(this.ds.manager, post.workspaceId, post.id)) ?? post;
   }
 }
 

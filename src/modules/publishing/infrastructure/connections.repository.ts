@@ -31,7 +31,10 @@ export interface TokenGrant {
   scopes: string[];
 }
 
-/** Platform connections; tokens are sealed on the way in and opened on the way out. */
+/**
+ * One workspace's platform connections: every method takes the workspace id (an upsert reads it
+ * from the connection it stores). Tokens are sealed on the way in and opened on the way out.
+ */
 @Injectable()
 export class ConnectionsRepository {
   constructor(private readonly cipher: TokenCipher) {}
@@ -54,7 +57,7 @@ export class ConnectionsRepository {
       [c.id, c.workspaceId, c.platform, c.mode, c.accountId, c.accountName, JSON.stringify(c.scopes)],
     );
     // A new connection's tokens replace the old ones outright, the refresh token included.
-    await tx.query(`UPDATE platform_connections SET refresh_token_enc = NULL WHERE id = $1`, [rows[0].id]);
+    await tx.query(`UPDATE platform_connections SET refresh_token_enc = NULL WHERE id = $1 AND workspace_id = $2`, [rows[0].id, c.workspaceId]);
     await this.storeTokens(tx, c.workspaceId, rows[0].id, c);
     return (await this.find(tx, c.workspaceId, c.platform))!;
   }

@@ -21,7 +21,12 @@ interface StateRow {
   code_verifier_enc: string | null;
 }
 
-/** Connection flows in progress: one row per authorize URL handed out, usable once. */
+/**
+ * Connection flows in progress: one row per authorize URL handed out, usable once. A row is made
+ * for its workspace (`insert`), but read back without one, by design: the platform's callback
+ * brings only the opaque state, before any workspace is known, and the row is what says whose
+ * flow it is. The state id is random and unguessable, so knowing it is the right to finish that flow.
+ */
 @Injectable()
 export class OAuthStatesRepository {
   constructor(private readonly cipher: TokenCipher) {}
@@ -35,7 +40,10 @@ export class OAuthStatesRepository {
     );
   }
 
-  /** Marks the state used and answers it; null when unknown, expired or already used. */
+  /**
+   * Marks the state used and answers it with its workspace; null when unknown, expired or already
+   * used. Looked up by the state alone: see the class comment.
+   */
   async consume(tx: Tx, id: string): Promise<OAuthState | null> {
     const rows = await changedRows<StateRow>(tx, `UPDATE oauth_states SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()
        RETURNING id, workspace_id, user_id, platform, redirect_path, code_verifier_enc`,
@@ -53,7 +61,7 @@ export class OAuthStatesRepository {
     };
   }
 
-  /** States a day past their expiry are of no use to anyone. */
+  /** States a day past their expiry are of no use to anyone: the sweeper's housekeeping, across workspaces by design. */
   async purgeExpired(tx: Tx): Promise<number> {
     const rows = await changedRows<unknown>(tx, `DELETE FROM oauth_states WHERE expires_at < now() - interval '1 day' RETURNING id`);
     return rows.length;

@@ -2,67 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { offsetOf, type Page, type PageRequest, type Platform } from '../../../core/index.js';
 import { changedRows, type Tx } from '../../../platform/database/index.js';
 import type { PostStatus, ScheduledPost } from '../domain/scheduled-post.js';
-
-interface PostRow {
-  id: string;
-  workspace_id: string;
-  content_id: string;
-  character_id: string;
-  platform: string;
-  platform_key: Platform;
-  status: PostStatus;
-  scheduled_at: Date;
-  due_at: Date;
-  next_attempt_at: Date | null;
-  attempts: number;
-  claim_id: string | null;
-  claimed_at: Date | null;
-  call_started_at: Date | null;
-  remote_handle: string | null;
-  published_at: Date | null;
-  remote_post_id: string | null;
-  remote_url: string | null;
-  media_urls: string[];
-  error_code: string | null;
-  error_message: string | null;
-  created_at: Date;
-  updated_at: Date;
-  total?: string;
-}
-
-const COLUMNS = `id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at,
-  next_attempt_at, attempts, claim_id, claimed_at, call_started_at, remote_handle, published_at, remote_post_id, remote_url,
-  media_urls, error_code, error_message, created_at, updated_at`;
-const P_COLUMNS = COLUMNS.split(',').map((c) => `p.${c.trim()}`).join(', ');
-
-const date = (v: Date | null): Date | null => (v ? new Date(v) : null);
-
-function toPost(r: PostRow): ScheduledPost {
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    contentId: r.content_id,
-    characterId: r.character_id,
-    platform: r.platform,
-    platformKey: r.platform_key,
-    status: r.status,
-    scheduledAt: new Date(r.scheduled_at),
-    dueAt: new Date(r.due_at),
-    nextAttemptAt: date(r.next_attempt_at),
-    attempts: r.attempts,
-    claimId: r.claim_id,
-    claimedAt: date(r.claimed_at),
-    callStartedAt: date(r.call_started_at),
-    remoteHandle: r.remote_handle,
-    publishedAt: date(r.published_at),
-    remotePostId: r.remote_post_id,
-    remoteUrl: r.remote_url,
-    mediaUrls: r.media_urls ?? [],
-    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-  };
-}
+import { COLUMNS, toPost, type PostRow } from './scheduled-post-row.js';
 
 export interface NewPost {
   id: string;
@@ -88,7 +28,10 @@ export type AttemptResult =
   | { status: 'pending'; nextAttemptAt: Date; error: { code: string; message: string } }
   | { status: 'failed'; error: { code: string; message: string } };
 
-/** Scheduled posts. Product reads take the workspace; the dispatcher's reads span workspaces by design. */
+/**
+ * One workspace's scheduled posts: every method takes the workspace id and scopes its query by it
+ * (the dispatcher's cross-workspace scans live in PublishQueueScan). New posts carry theirs in the row.
+ */
 @Injectable()
 export class ScheduledPostsRepository {
   async insert(tx: Tx, posts: NewPost[]): Promise<ScheduledPost[]> {
@@ -112,12 +55,6 @@ export class ScheduledPostsRepository {
       `SELECT ${COLUMNS} FROM scheduled_posts WHERE id = $1 AND workspace_id = $2${opts.lock ? ' FOR UPDATE' : ''}`,
       [id, workspaceId],
     );
-    return rows[0] ? toPost(rows[0]) : null;
-  }
-
-  /** The post a queue message names, whatever its workspace (the message carries only the id). */
-  async findForPublishing(tx: Tx, id: string): Promise<ScheduledPost | null> {
-    const rows: PostRow[] = await tx.query(`SELECT ${COLUMNS} FROM scheduled_posts WHERE id = $1`, [id]);
     return rows[0] ? toPost(rows[0]) : null;
   }
 
@@ -185,33 +122,13 @@ export class ScheduledPostsRepository {
     return this.updateOne(tx, `status = 'cancelled'`, [id, workspaceId], `status = 'pending'`);
   }
 
-  /**
-   * Claims up to `limit` due posts for `claimId`: pending → publishing, one more attempt. Rows
-   * another claimer holds are skipped, so several dispatchers never take the same post.
-   */
-  async claimDue(tx: Tx, claimId: string, limit: number): Promise<ScheduledPost[]> {
-    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts p SET status = 'publishing', attempts = p.attempts + 1, claim_id = $1, claimed_at = now(),
-         call_started_at = NULL, remote_handle = NULL, updated_at = now()
-       FROM (SELECT id FROM scheduled_posts WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
-       WHERE p.id = due.id RETURNING ${P_COLUMNS}`,
-      [claimId, limit],
-    );
-    return rows.map(toPost);
-  }
-
   /** Gives a claim back (its message could not be queued): pending again, the attempt not counted. */
-  async releaseClaim(tx: Tx, id: string, claimId: string): Promise<void> {
+  async releaseClaim(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<void> {
     await tx.query(
       `UPDATE scheduled_posts SET status = 'pending', claim_id = NULL, claimed_at = NULL, attempts = attempts - 1, updated_at = now()
-       WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL`,
-      [id, claimId],
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing' AND call_started_at IS NULL`,
+      [id, workspaceId, claimId],
     );
-  }
-
-  /** Posts claimed and queued whose attempt has not sent anything yet, across all workers. */
-  async queuedCount(tx: Tx): Promise<number> {
-    const rows: Array<{ n: number }> = await tx.query(`SELECT count(*)::int AS n FROM scheduled_posts WHERE status = 'publishing' AND call_started_at IS NULL`);
-    return rows[0].n;
   }
 
   /** Claims one post of a workspace now, whatever its due time (publish-now). */
@@ -220,69 +137,67 @@ export class ScheduledPostsRepository {
   }
 
   /** Marks that the irreversible call is about to be sent; false when the claim is no longer ours. */
-  async markCallStarted(tx: Tx, id: string, claimId: string): Promise<boolean> {
-    const rows = await changedRows<unknown>(tx, `UPDATE scheduled_posts SET call_started_at = now(), claimed_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
-      [id, claimId],
+  async markCallStarted(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<boolean> {
+    const rows = await changedRows<unknown>(tx, `UPDATE scheduled_posts SET call_started_at = now(), claimed_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
+      [id, workspaceId, claimId],
     );
     return rows.length > 0;
   }
 
   /** Keeps the platform's id of an attempt whose outcome is unknown, for reconciliation. */
-  async setHandle(tx: Tx, id: string, claimId: string, handle: string): Promise<void> {
-    await tx.query(`UPDATE scheduled_posts SET remote_handle = $3 WHERE id = $1 AND claim_id = $2 AND status = 'publishing'`, [id, claimId, handle]);
+  async setHandle(tx: Tx, workspaceId: string, id: string, claimId: string, handle: string): Promise<void> {
+    await tx.query(
+      `UPDATE scheduled_posts SET remote_handle = $4 WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing'`,
+      [id, workspaceId, claimId, handle],
+    );
   }
 
   /** Keeps a claim's lease alive while its attempt runs. */
-  async renewClaim(tx: Tx, id: string, claimId: string): Promise<void> {
-    await tx.query(`UPDATE scheduled_posts SET claimed_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing'`, [id, claimId]);
+  async renewClaim(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<void> {
+    await tx.query(
+      `UPDATE scheduled_posts SET claimed_at = now() WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing'`,
+      [id, workspaceId, claimId],
+    );
   }
 
   /** A success that arrived after the post was given up as `unconfirmed`: the platform's answer wins. */
-  async publishedAfterAll(tx: Tx, id: string, result: Extract<AttemptResult, { status: 'published' }>): Promise<ScheduledPost | null> {
-    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET status = 'published', published_at = $2, remote_post_id = $3, remote_url = $4,
-         media_urls = $5::jsonb, error_code = NULL, error_message = NULL, updated_at = now()
-       WHERE id = $1 AND status = 'failed' AND error_code = 'unconfirmed' RETURNING ${COLUMNS}`,
-      [id, result.publishedAt, result.remotePostId, result.remoteUrl, JSON.stringify(result.mediaUrls)],
+  async publishedAfterAll(tx: Tx, workspaceId: string, id: string, result: Extract<AttemptResult, { status: 'published' }>): Promise<ScheduledPost | null> {
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET status = 'published', published_at = $3, remote_post_id = $4, remote_url = $5,
+         media_urls = $6::jsonb, error_code = NULL, error_message = NULL, updated_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND status = 'failed' AND error_code = 'unconfirmed' RETURNING ${COLUMNS}`,
+      [id, workspaceId, result.publishedAt, result.remotePostId, result.remoteUrl, JSON.stringify(result.mediaUrls)],
     );
     return rows[0] ? toPost(rows[0]) : null;
   }
 
   /** Records how the attempt under `claimId` ended; null when the claim is no longer ours. */
-  async finishAttempt(tx: Tx, id: string, claimId: string, result: AttemptResult): Promise<ScheduledPost | null> {
-    const params: unknown[] = [id, claimId];
+  async finishAttempt(tx: Tx, workspaceId: string, id: string, claimId: string, result: AttemptResult): Promise<ScheduledPost | null> {
+    const params: unknown[] = [id, workspaceId, claimId];
     let set: string;
     if (result.status === 'published') {
       params.push(result.publishedAt, result.remotePostId, result.remoteUrl, JSON.stringify(result.mediaUrls));
-      set = `status = 'published', published_at = $3, remote_post_id = $4, remote_url = $5, media_urls = $6::jsonb, error_code = NULL, error_message = NULL`;
+      set = `status = 'published', published_at = $4, remote_post_id = $5, remote_url = $6, media_urls = $7::jsonb, error_code = NULL, error_message = NULL`;
     } else if (result.status === 'pending') {
       params.push(result.nextAttemptAt, result.error.code, result.error.message);
-      set = `status = 'pending', due_at = $3, next_attempt_at = $3, call_started_at = NULL, error_code = $4, error_message = $5`;
+      set = `status = 'pending', due_at = $4, next_attempt_at = $4, call_started_at = NULL, error_code = $5, error_message = $6`;
     } else {
       params.push(result.error.code, result.error.message);
-      set = `status = 'failed', error_code = $3, error_message = $4`;
+      set = `status = 'failed', error_code = $4, error_message = $5`;
     }
-    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET ${set}, claim_id = NULL, updated_at = now() WHERE id = $1 AND claim_id = $2 AND status = 'publishing' RETURNING ${COLUMNS}`,
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET ${set}, claim_id = NULL, updated_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing' RETURNING ${COLUMNS}`,
       params,
     );
     return rows[0] ? toPost(rows[0]) : null;
   }
 
-  /** Posts in publishing whose claim is older than the lease: their worker is gone or stuck. */
-  async abandoned(tx: Tx, leaseSeconds: number, limit: number): Promise<ScheduledPost[]> {
-    const rows: PostRow[] = await tx.query(
-      `SELECT ${COLUMNS} FROM scheduled_posts WHERE status = 'publishing' AND claimed_at < now() - ($1 || ' seconds')::interval
-       ORDER BY claimed_at LIMIT $2`,
-      [String(leaseSeconds), limit],
-    );
-    return rows.map(toPost);
-  }
-
   /** Takes over an abandoned claim; null when someone else did first. */
-  async reclaim(tx: Tx, id: string, oldClaimId: string | null, newClaimId: string, leaseSeconds: number): Promise<ScheduledPost | null> {
-    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET claim_id = $3, claimed_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $2::text
-         AND claimed_at < now() - ($4 || ' seconds')::interval RETURNING ${COLUMNS}`,
-      [id, oldClaimId, newClaimId, String(leaseSeconds)],
+  async reclaim(tx: Tx, workspaceId: string, id: string, oldClaimId: string | null, newClaimId: string, leaseSeconds: number): Promise<ScheduledPost | null> {
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET claim_id = $4, claimed_at = now(), updated_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND status = 'publishing' AND claim_id IS NOT DISTINCT FROM $3::text
+         AND claimed_at < now() - ($5 || ' seconds')::interval RETURNING ${COLUMNS}`,
+      [id, workspaceId, oldClaimId, newClaimId, String(leaseSeconds)],
     );
     return rows[0] ? toPost(rows[0]) : null;
   }
