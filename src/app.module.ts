@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig, ConfigModule } from './config/index.js';
 import type { ProcessRole } from './core/index.js';
+import { JOB_TYPES } from './job-types.js';
 import { AccessGuard } from './platform/auth/index.js';
 import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
@@ -34,7 +35,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         RateLimitModule,
-        QueueModule.forRoot(role),
+        QueueModule.forRoot(role, JOB_TYPES),
         RealtimeModule.forRoot(role),
         StorageModule,
         OutboundModule,

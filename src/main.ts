@@ -7,7 +7,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import helmet from 'helmet';
 import { AppModule } from './app.module.js';
-import { loadConfigOrExit } from './bootstrap.js';
+import { loadConfigOrExit, logLine, startOrExit } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as AddressInfo;
   // Always printed, whatever the log level: tests and operators read the bound port from it.
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'api listening', port })}\n`);
+  logLine('info', { msg: 'api listening', port });
 }
 
-void main();
+void startOrExit('api', main);

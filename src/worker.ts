@@ -1,12 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
-import { loadConfigOrExit } from './bootstrap.js';
+import { loadConfigOrExit, logLine, startOrExit } from './bootstrap.js';
 import { JsonLogger } from './platform/logging/index.js';
-
-function line(level: string, fields: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, ...fields })}\n`);
-}
 
 /** The worker process: the same modules with queue consumers on and no HTTP server. */
 async function main(): Promise<void> {
@@ -17,11 +13,7 @@ async function main(): Promise<void> {
   });
   app.enableShutdownHooks();
   // Always printed, whatever the log level: tests and operators wait for it.
-  line('info', { msg: 'worker ready' });
+  logLine('info', { msg: 'worker ready' });
 }
 
-main().catch((err: unknown) => {
-  // A wiring mistake (e.g. two handlers for one job type) must stop the worker with a readable reason.
-  line('error', { msg: 'worker failed to start', err: err instanceof Error ? err.message : String(err) });
-  process.exit(1);
-});
+void startOrExit('worker', main);

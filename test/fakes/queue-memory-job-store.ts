@@ -11,8 +11,12 @@ export class MemoryJobStore extends JobStore {
   readonly rows = new Map<string, JobRecord>();
   readonly failTx = { fake: 'tx' } as unknown as Tx;
 
-  seed(job: Partial<JobRecord> & { id: string; workspaceId: string; jobType: string }): JobRecord {
-    const row: JobRecord = {
+  /**
+   * A row of any type and payload: the platform runs whatever type a row names, so its tests use
+   * made-up types that no context declares.
+   */
+  seed(job: Omit<Partial<JobRecord>, 'jobType' | 'payload'> & { id: string; workspaceId: string; jobType: string; payload?: Record<string, unknown> }): JobRecord {
+    const row = {
       status: 'pending',
       progress: 0,
       characterId: null,
@@ -25,7 +29,7 @@ export class MemoryJobStore extends JobStore {
       startedAt: null,
       finishedAt: null,
       ...job,
-    };
+    } as JobRecord;
     this.rows.set(row.id, row);
     return { ...row };
   }

@@ -6,3 +6,4 @@ export type { Character, Appearance, Identity, Personality, Style, Settings } fr
 export { toCharacterBody, CharacterBody } from './api/dto/character.body.js';
 export { toCharacterBrief } from './application/character-brief.js';
 export { CHARACTERS_ERRORS } from './errors.js';
+export { CHARACTERS_JOB_TYPES } from './application/jobs/job-types.js';

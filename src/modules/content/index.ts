@@ -10,3 +10,4 @@ export type { ContentItem, ContentStatus, ContentType, ReviewStatus, StoredMedia
 export { canTransition, nextStatus } from './domain/content-status.js';
 export { ItemAndJobEnvelope, ItemEnvelope, toContentItemBody, toItemBody, toOrderedBody } from './api/dto/content-item.body.js';
 export { CONTENT_ERRORS } from './errors.js';
+export { CONTENT_JOB_TYPES } from './application/jobs/job-types.js';

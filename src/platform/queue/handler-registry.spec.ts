@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { DiscoveryModule, NestFactory } from '@nestjs/core';
 import type { Tx } from '../database/index.js';
-import { buildHandlerTable, JobHandlerRegistry, type DeclaredMethod } from './handler-registry.js';
+import { buildHandlerTable, JOB_TYPES, JobHandlerRegistry, type DeclaredMethod } from './handler-registry.js';
 import { JobHandler, OnJobFailed } from './job-handler.decorator.js';
 import type { JobContext, JobRecord } from './job.types.js';
 
@@ -35,8 +35,10 @@ class WeekJobs {
   async plan(): Promise<void> {}
 }
 
-async function boot(...providers: Array<new (...args: never[]) => unknown>) {
-  @Module({ imports: [DiscoveryModule], providers: [...providers, JobHandlerRegistry] })
+const SERVICE_TYPES = ['generate_image', 'generate_week'];
+
+async function boot(jobTypes: string[], ...providers: Array<new (...args: never[]) => unknown>) {
+  @Module({ imports: [DiscoveryModule], providers: [...providers, JobHandlerRegistry, { provide: JOB_TYPES, useValue: jobTypes }] })
   class TestModule {}
   return NestFactory.createApplicationContext(TestModule, { logger: false, abortOnError: false });
 }
@@ -48,7 +50,7 @@ describe('job handler registry', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
   it('finds decorated provider methods at boot, bound to their instance, with their failure hook', async () => {
-    const app = await boot(ImageJobs, WeekJobs);
+    const app = await boot(SERVICE_TYPES, ImageJobs, WeekJobs);
     const registry = app.get(JobHandlerRegistry);
     expect(registry.jobTypes().sort()).toEqual(['generate_image', 'generate_week']);
     const image = registry.handlerFor('generate_image')!;
@@ -62,22 +64,33 @@ describe('job handler registry', () => {
   });
 
   it('refuses to boot when a job type has two handlers, naming both', async () => {
-    await expect(boot(ImageJobs, OtherImageJobs)).rejects.toThrow(
+    await expect(boot(SERVICE_TYPES, ImageJobs, OtherImageJobs, WeekJobs)).rejects.toThrow(
       'Job type "generate_image" has two handlers: ImageJobs.generate and OtherImageJobs.generate',
+    );
+  });
+
+  it('refuses to boot when a job type of the service has no handler, naming it', async () => {
+    await expect(boot(SERVICE_TYPES, ImageJobs)).rejects.toThrow('Job type "generate_week" has no handler');
+    expect(() => buildHandlerTable([declared('handler', 'a', 'A.run')], ['a', 'b', 'c'])).toThrow('Job types "b", "c" have no handler');
+  });
+
+  it('refuses a handler of a type the service does not declare', async () => {
+    await expect(boot(['generate_week'], ImageJobs, WeekJobs)).rejects.toThrow(
+      'Job type "generate_image" has a handler but is not one of the service\'s job types',
     );
   });
 
   it('refuses two failure hooks for one type, and a failure hook without a handler', () => {
     expect(() =>
-      buildHandlerTable([declared('handler', 'a', 'A.run'), declared('failure-hook', 'a', 'A.f1'), declared('failure-hook', 'a', 'B.f2')]),
+      buildHandlerTable([declared('handler', 'a', 'A.run'), declared('failure-hook', 'a', 'A.f1'), declared('failure-hook', 'a', 'B.f2')], ['a']),
     ).toThrow('Job type "a" has two failure hooks: A.f1 and B.f2');
-    expect(() => buildHandlerTable([declared('failure-hook', 'b', 'B.f')])).toThrow(
+    expect(() => buildHandlerTable([declared('failure-hook', 'b', 'B.f')], ['b'])).toThrow(
       'Failure hook B.f is for job type "b", which has no handler',
     );
   });
 
   it('accepts a failure hook declared before its handler', () => {
-    const table = buildHandlerTable([declared('failure-hook', 'a', 'A.f'), declared('handler', 'a', 'A.run')]);
+    const table = buildHandlerTable([declared('failure-hook', 'a', 'A.f'), declared('handler', 'a', 'A.run')], ['a']);
     expect(table.get('a')?.onFailed).toBe(fn);
   });
 });

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { JOB_FAILURE_HOOK_KEY, JOB_HANDLER_KEY } from './job-handler.decorator.js';
 import type { JobFailureHookFn, JobHandlerFn } from './job.types.js';
@@ -18,16 +18,30 @@ export interface DeclaredMethod {
   fn: (...args: never[]) => Promise<unknown>;
 }
 
+/** The service's job types, as `src/job-types.ts` lists them; the registry checks each has a handler. */
+export const JOB_TYPES = Symbol('JOB_TYPES');
+
 /** Looks up the handler of a job type; the runner depends only on this. */
 export abstract class HandlerLookup {
   abstract handlerFor(jobType: string): RegisteredHandler | undefined;
 }
 
 /**
- * Builds the job type → handler table. A job type with two handlers (or two failure hooks), or a
- * failure hook without a handler, is a wiring mistake: it throws so the process refuses to boot.
+ * Builds the job type → handler table. Each declared job type needs exactly one handler: a type
+ * with none or two, a handler of an undeclared type, or a failure hook without a handler (or two)
+ * is a wiring mistake, and it throws, naming the type, so the process refuses to boot.
  */
-export function buildHandlerTable(declared: DeclaredMethod[]): Map<string, RegisteredHandler> {
+export function buildHandlerTable(declared: DeclaredMethod[], jobTypes: readonly string[]): Map<string, RegisteredHandler> {
+  const table = tableOf(declared);
+  const known = new Set(jobTypes);
+  const unknown = [...table.values()].find((h) => !known.has(h.jobType));
+  if (unknown) throw new Error(`Job type "${unknown.jobType}" has a handler but is not one of the service's job types`);
+  const orphans = jobTypes.filter((t) => !table.has(t));
+  if (orphans.length > 0) throw new Error(`Job type${orphans.length > 1 ? 's' : ''} ${orphans.map((t) => `"${t}"`).join(', ')} ha${orphans.length > 1 ? 've' : 's'} no handler`);
+  return table;
+}
+
+function tableOf(declared: DeclaredMethod[]): Map<string, RegisteredHandler> {
   const table = new Map<string, RegisteredHandler>();
   const owners = new Map<string, string>();
   const hooks = declared.filter((d) => d.kind === 'failure-hook');
@@ -59,12 +73,13 @@ export class JobHandlerRegistry extends HandlerLookup implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    @Inject(JOB_TYPES) private readonly serviceJobTypes: readonly string[],
   ) {
     super();
   }
 
   onModuleInit(): void {
-    this.table = buildHandlerTable(this.discover());
+    this.table = buildHandlerTable(this.discover(), this.serviceJobTypes);
     this.logger.log({ msg: 'job handlers registered', job_types: [...this.table.keys()].sort() });
   }
 

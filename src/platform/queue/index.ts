@@ -5,3 +5,4 @@ export { JobsService } from './jobs.service.js';
 export { QueueModule, createQueueTransport } from './queue.module.js';
 export { QUEUE_ROLE, consumesQueues } from './job-consumer.js';
 export { JobTransport } from './transport/job-transport.js';
+export * from './job-types.js';

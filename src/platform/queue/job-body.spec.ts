@@ -12,7 +12,7 @@ describe('toJobBody', () => {
       progress: 40,
       characterId: 'char_01ARZ3NDEKTSV4RRFFQ69G5FAV',
       contentId: null,
-      payload: { secret_prompt: 'internal' },
+      payload: { secret_prompt: 'internal' } as unknown as JobRecord['payload'],
       result: null,
       error: { code: 'upstream_failed', message: 'Provider down.', ...({ stack: 'at x' } as object) },
       attempts: 2,

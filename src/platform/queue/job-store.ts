@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
+import type { JobType } from './job-types.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
 
 /**
@@ -40,16 +41,17 @@ interface JobRow {
   finished_at: Date | null;
 }
 
+/** A row as read: its type and payload were written together by `create`, so they still match. */
 function fromRow(r: JobRow): JobRecord {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
-    jobType: r.job_type,
+    jobType: r.job_type as JobType,
     status: r.status,
     progress: r.progress,
     characterId: r.character_id,
     contentId: r.content_id,
-    payload: r.payload ?? {},
+    payload: (r.payload ?? {}) as JobRecord['payload'],
     result: r.result,
     error: r.error,
     attempts: r.attempts,

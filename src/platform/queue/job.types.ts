@@ -1,5 +1,6 @@
 import { newId } from '../../core/index.js';
 import type { ComposedStatement, Tx } from '../database/index.js';
+import type { JobPayloads, JobType } from './job-types.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -10,16 +11,16 @@ export interface JobFailure {
   message: string;
 }
 
-/** The job row: the truth the API and the socket report (contract §6). */
-export interface JobRecord {
+/** The job row of one type: the truth the API and the socket report (contract §6). */
+interface JobRow<T extends JobType> {
   id: string;
   workspaceId: string;
-  jobType: string;
+  jobType: T;
   status: JobStatus;
   progress: number;
   characterId: string | null;
   contentId: string | null;
-  payload: Record<string, unknown>;
+  payload: JobPayloads[T];
   result: Record<string, unknown> | null;
   error: JobFailure | null;
   attempts: number;
@@ -28,21 +29,27 @@ export interface JobRecord {
   finishedAt: Date | null;
 }
 
-export interface NewJob {
+/** A job row of type `T` (any type by default), its payload the one that type declares. */
+export type JobRecord<T extends JobType = JobType> = JobRow<T>;
+
+interface NewJobOf<T extends JobType> {
   workspaceId: string;
-  jobType: string;
+  jobType: T;
   characterId?: string | null;
   contentId?: string | null;
-  payload?: Record<string, unknown>;
+  payload: JobPayloads[T];
 }
+
+/** What `create` writes: a job type and that type's payload (another payload does not compile). */
+export type NewJob<T extends JobType = JobType> = { [K in T]: NewJobOf<K> }[T];
 
 /**
  * What a handler gets: its job (as claimed, `status: 'running'`), and a way to report progress
  * (0-100, never backwards), streamed as `job.progress`. Call `progress` outside your own
  * transactions: it writes the job row on its own connection (PGlite runs one transaction at a time).
  */
-export interface JobContext {
-  job: JobRecord;
+export interface JobContext<T extends JobType = JobType> {
+  job: JobRecord<T>;
   progress(percent: number): Promise<void>;
 }
 
@@ -50,23 +57,23 @@ export interface JobContext {
  * A handler answers the job's result, or throws to fail it (an `AppError` keeps its code, anything
  * else fails as `job_failed`). It must be idempotent: a re-delivered job runs it again.
  */
-export type JobHandlerFn = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
+export type JobHandlerFn<T extends JobType = JobType> = (ctx: JobContext<T>) => Promise<Record<string, unknown> | void>;
 
 /**
  * Runs in the same transaction that marks the job failed (`job.error` is set), so compensation such
  * as a credit refund commits together with the failure or not at all. Must be idempotent too.
  */
-export type JobFailureHookFn = (tx: Tx, job: JobRecord) => Promise<void>;
+export type JobFailureHookFn<T extends JobType = JobType> = (tx: Tx, job: JobRecord<T>) => Promise<void>;
 
 /**
  * The job port. A job is a row first (`create`, inside the caller's transaction) and a queue
  * message second (`enqueue`, after that transaction commits).
  */
 export abstract class Jobs {
-  abstract create(tx: Tx, job: NewJob): Promise<JobRecord>;
+  abstract create<T extends JobType>(tx: Tx, job: NewJob<T>): Promise<JobRecord<T>>;
 
   /** The row `create` writes, not written yet: for a caller that writes it with `addInsert`. */
-  prepare(job: NewJob): JobRecord {
+  prepare<T extends JobType>(job: NewJob<T>): JobRecord<T> {
     return {
       id: newId('job'),
       workspaceId: job.workspaceId,
@@ -75,7 +82,7 @@ export abstract class Jobs {
       progress: 0,
       characterId: job.characterId ?? null,
       contentId: job.contentId ?? null,
-      payload: job.payload ?? {},
+      payload: job.payload,
       result: null,
       error: null,
       attempts: 0,

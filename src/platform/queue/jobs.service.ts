@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { ComposedStatement, Tx } from '../database/index.js';
 import { jobInsertSql, JobStore } from './job-store.js';
+import type { JobType } from './job-types.js';
 import { Jobs, type JobRecord, type NewJob } from './job.types.js';
 import { JobTransport } from './transport/job-transport.js';
 
@@ -16,7 +17,7 @@ export class JobsService extends Jobs {
     super();
   }
 
-  async create(tx: Tx, job: NewJob): Promise<JobRecord> {
+  async create<T extends JobType>(tx: Tx, job: NewJob<T>): Promise<JobRecord<T>> {
     const record = this.prepare(job);
     await this.store.insert(tx, record);
     return record;

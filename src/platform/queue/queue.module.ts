@@ -3,11 +3,12 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { ProcessRole } from '../../core/index.js';
 import { AppConfig } from '../../config/index.js';
-import { HandlerLookup, JobHandlerRegistry } from './handler-registry.js';
+import { HandlerLookup, JOB_TYPES, JobHandlerRegistry } from './handler-registry.js';
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
 import { JobEntity } from './job.entity.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore, TypeOrmJobStore } from './job-store.js';
+import type { JobType } from './job-types.js';
 import { Jobs } from './job.types.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
@@ -28,19 +29,20 @@ export function createQueueTransport(config: AppConfig, name = 'jobs', concurren
 
 /**
  * Jobs: rows in PostgreSQL, messages through Bull (with REDIS_URL) or an in-process queue, run by
- * the `@JobHandler` methods found at boot. Every role produces; the worker role (and the API when
- * configured, or without Redis) consumes.
+ * the `@JobHandler` methods found at boot, exactly one for each of `jobTypes` (else the boot stops).
+ * Every role produces; the worker role (and the API when configured, or without Redis) consumes.
  */
 @Global()
 @Module({})
 export class QueueModule {
-  static forRoot(role: ProcessRole): DynamicModule {
+  static forRoot(role: ProcessRole, jobTypes: readonly JobType[]): DynamicModule {
     return {
       module: QueueModule,
       imports: [DiscoveryModule, TypeOrmModule.forFeature([JobEntity])],
       controllers: [JobsController],
       providers: [
         { provide: QUEUE_ROLE, useValue: role },
+        { provide: JOB_TYPES, useValue: jobTypes },
         { provide: JobTransport, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config) },
         { provide: JobStore, useClass: TypeOrmJobStore },
         JobHandlerRegistry,

@@ -12,7 +12,7 @@ import { weekPlanCharge } from '../domain/pricing.js';
 import { formatDate, localDay, parseDate } from '../domain/schedule-time.js';
 import { ContentViews } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
-import { CONTENT_JOBS, LEDGER_REASONS } from './jobs/job-types.js';
+import { CONTENT_JOBS, LEDGER_REASONS, type WeekJobPayload } from './jobs/job-types.js';
 
 export interface GenerateImageRequest {
   characterId: string;
@@ -41,18 +41,6 @@ export interface GenerateWeekRequest {
   trendingTopics: string[];
   guidance?: string;
   language: string;
-}
-
-/** What a week job's payload carries; the job reads it back. */
-export interface WeekJobPayload {
-  week: string;
-  posts_per_day: number;
-  platforms: string[];
-  trending_topics: string[];
-  guidance: string | null;
-  language: string;
-  credits: number;
-  image_credits: number;
 }
 
 /** An ordered item and the job that will make it, as written. */
@@ -103,7 +91,7 @@ export class ContentGenerationService {
         week: formatDate(weekStart), posts_per_day: req.postsPerDay, platforms: req.platforms, trending_topics: req.trendingTopics,
         guidance: req.guidance ?? null, language: req.language, credits: charge.total, image_credits: charge.perItemImage,
       };
-      const created = await this.jobs.create(tx, { workspaceId, jobType: CONTENT_JOBS.week, characterId: character.id, payload: { ...payload } });
+      const created = await this.jobs.create(tx, { workspaceId, jobType: CONTENT_JOBS.week, characterId: character.id, payload });
       if (charge.total > 0) {
         await this.billing.debit(tx, { workspaceId, amount: charge.total, reason: LEDGER_REASONS.week, refType: 'job', refId: created.id });
       }

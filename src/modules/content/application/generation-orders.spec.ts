@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import type { ComposedStatement, Tx } from '../../../platform/database/index.js';
-import { Jobs, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
+import { Jobs, type JobRecord, type JobType, type NewJob } from '../../../platform/queue/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import { newContentItem, type ContentType } from '../domain/content-item.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
@@ -10,9 +10,9 @@ import { GenerationOrders } from './generation-orders.js';
 
 class FakeJobs extends Jobs {
   readonly created: NewJob[] = [];
-  async create(_tx: Tx, job: NewJob): Promise<JobRecord> {
-    this.created.push(job);
-    return { id: `job_${this.created.length}`, ...job } as unknown as JobRecord;
+  async create<T extends JobType>(_tx: Tx, job: NewJob<T>): Promise<JobRecord<T>> {
+    this.created.push(job as NewJob);
+    return { id: `job_${this.created.length}`, ...job } as unknown as JobRecord<T>;
   }
   addInsert(statement: ComposedStatement, job: JobRecord): void {
     statement.with('new_job', (p) => `INSERT INTO jobs (id, payload) VALUES (${p.bindAll([job.id, job.payload])})`);

@@ -68,16 +68,12 @@ export class GenerationOrders {
     return job;
   }
 
-  private jobFor(item: ContentItem): NewJob {
-    const video = item.kind === 'video';
+  private jobFor(item: ContentItem): NewJob<'generate_image' | 'generate_video'> {
     const credits = this.chargeFor(item);
-    return {
-      workspaceId: item.workspaceId,
-      jobType: video ? CONTENT_JOBS.video : CONTENT_JOBS.image,
-      characterId: item.characterId,
-      contentId: item.id,
-      payload: video ? { credits } : { credits, images: imageCount(item.contentType) },
-    };
+    const owner = { workspaceId: item.workspaceId, characterId: item.characterId, contentId: item.id };
+    return item.kind === 'video'
+      ? { ...owner, jobType: CONTENT_JOBS.video, payload: { credits } }
+      : { ...owner, jobType: CONTENT_JOBS.image, payload: { credits, images: imageCount(item.contentType) } };
   }
 
   /** The item's price as a debit, or null when it is free. */

@@ -34,7 +34,7 @@ export class MotionTransferJob {
   ) {}
 
   @JobHandler(MOTION_TRANSFER_JOB)
-  async run(ctx: JobContext): Promise<Record<string, unknown>> {
+  async run(ctx: JobContext<'motion_transfer'>): Promise<Record<string, unknown>> {
     const mt = await this.begin(ctx.job);
     if (mt.status === 'completed') return resultOf(mt);
     await ctx.progress(5);
@@ -48,7 +48,7 @@ export class MotionTransferJob {
   }
 
   @OnJobFailed(MOTION_TRANSFER_JOB)
-  async onFailed(tx: Tx, job: JobRecord): Promise<void> {
+  async onFailed(tx: Tx, job: JobRecord<'motion_transfer'>): Promise<void> {
     const id = transferIdOf(job);
     const mt = await this.transfers.find(tx, job.workspaceId, id, { lock: true });
     // A finished transfer was already settled: completed keeps its charge, failed was refunded.
@@ -56,14 +56,14 @@ export class MotionTransferJob {
     const failure: MotionFailure = job.error ?? { code: 'job_failed', message: 'The motion transfer failed.' };
     if (mt) await this.transfers.move(tx, job.workspaceId, id, ['queued', 'processing'], 'failed', { error: failure });
     // The row is gone only with its character; the charge is refunded all the same.
-    const amount = mt?.creditsCharged ?? Number(job.payload.credits ?? 0);
+    const amount = mt?.creditsCharged ?? job.payload.credits;
     if (Number.isSafeInteger(amount) && amount > 0) {
       await this.billing.credit(tx, { workspaceId: job.workspaceId, amount, reason: 'motion_transfer_refund', refType: 'motion_transfer', refId: id });
     }
   }
 
   /** The transfer as this run starts it: queued → processing; a re-delivered run finds it processing or done. */
-  private async begin(job: JobRecord): Promise<MotionTransfer> {
+  private async begin(job: JobRecord<'motion_transfer'>): Promise<MotionTransfer> {
     const id = transferIdOf(job);
     const m = this.ds.manager;
     const moved = await this.transfers.move(m, job.workspaceId, id, ['queued'], 'processing');
@@ -112,7 +112,7 @@ function extensionOf(media: GeneratedMedia): string {
   return ext;
 }
 
-function transferIdOf(job: JobRecord): string {
+function transferIdOf(job: JobRecord<'motion_transfer'>): string {
   const id = job.payload.motion_transfer_id;
   return typeof id === 'string' ? id : '';
 }

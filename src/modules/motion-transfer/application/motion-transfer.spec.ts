@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import { Jobs, type JobContext, type JobRecord, type NewJob } from '../../../platform/queue/index.js';
+import { Jobs, type JobContext, type JobRecord, type JobType, type NewJob } from '../../../platform/queue/index.js';
 import type { Storage, StoredObject } from '../../../platform/storage/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import type { Character, CharactersFacade } from '../../characters/index.js';
@@ -93,7 +93,7 @@ class FakeBilling {
 class FakeJobs extends Jobs {
   readonly rows = new Map<string, JobRecord>();
   readonly enqueued: string[] = [];
-  async create(_tx: Tx, j: NewJob): Promise<JobRecord> {
+  async create<T extends JobType>(_tx: Tx, j: NewJob<T>): Promise<JobRecord<T>> {
     const job = this.prepare(j);
     this.rows.set(job.id, job);
     return job;
@@ -184,8 +184,8 @@ async function errorOf(p: Promise<unknown>): Promise<AppError> {
 /** Runs the handler as the job runner would, collecting the reported progress. */
 async function runJob(s: Setup, jobId: string) {
   const progress: number[] = [];
-  const job = s.jobs.rows.get(jobId)!;
-  const ctx: JobContext = { job: { ...job, status: 'running' }, progress: async (p) => void progress.push(p) };
+  const job = s.jobs.rows.get(jobId) as JobRecord<'motion_transfer'>;
+  const ctx: JobContext<'motion_transfer'> = { job: { ...job, status: 'running' }, progress: async (p) => void progress.push(p) };
   return { result: await s.job.run(ctx), progress };
 }
 
@@ -351,7 +351,7 @@ describe('MotionTransferJob', () => {
     s.billing.balance = 200;
     const { motionTransfer: mt, job } = await s.service.start(WS, CHAR, { source: { kind: 'url', url: 'https://x.example/a.mp4' }, durationSeconds: 60 });
     expect(s.billing.balance).toBe(80);
-    const failed: JobRecord = { ...job, status: 'failed', error: { code: 'validation_failed', message: 'The reference video could not be downloaded: blocked.' } };
+    const failed = { ...job, status: 'failed', error: { code: 'validation_failed', message: 'The reference video could not be downloaded: blocked.' } } as JobRecord<'motion_transfer'>;
     await s.job.onFailed({} as Tx, failed);
     await s.job.onFailed({} as Tx, failed);
     expect(s.transfers.rows.get(mt.id)).toMatchObject({ status: 'failed', error: failed.error });
@@ -364,10 +364,11 @@ describe('MotionTransferJob', () => {
   it('keeps the charge of a completed transfer, and refunds from the job when the transfer row is gone', async () => {
     const { motionTransfer: mt, job } = await s.service.start(WS, CHAR, { source: { kind: 'url', url: 'https://x.example/a.mp4' } });
     await runJob(s, job.id);
-    await s.job.onFailed({} as Tx, { ...job, status: 'failed', error: { code: 'job_failed', message: 'x' } });
+    const failed = { ...job, status: 'failed', error: { code: 'job_failed', message: 'x' } } as JobRecord<'motion_transfer'>;
+    await s.job.onFailed({} as Tx, failed);
     expect(s.billing.balance).toBe(80);
     s.transfers.rows.delete(mt.id);
-    await s.job.onFailed({} as Tx, { ...job, status: 'failed', error: { code: 'job_failed', message: 'x' } });
+    await s.job.onFailed({} as Tx, failed);
     expect(s.billing.balance).toBe(100);
   });
 });

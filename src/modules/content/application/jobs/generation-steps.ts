@@ -12,7 +12,7 @@ import { ContentItemRepository, type ContentItemChanges } from '../../infrastruc
 import { ContentViews } from '../content-views.js';
 import { MediaStore } from '../media-store.js';
 import type { CaptionDraft } from '../../../generation/index.js';
-import { LEDGER_REASONS, payloadCount } from './job-types.js';
+import { LEDGER_REASONS, payloadCount, type ItemJobType } from './job-types.js';
 
 /** Either the item to work on, or the job's result when there is nothing (left) to do. */
 export type Begun = { done: Record<string, unknown> } | { item: ContentItem; character: Character };
@@ -38,7 +38,7 @@ export class GenerationSteps {
   ) {}
 
   /** queued → generating; a re-delivery of a job already generating carries on. */
-  async begin(job: JobRecord): Promise<Begun> {
+  async begin(job: JobRecord<ItemJobType>): Promise<Begun> {
     const contentId = job.contentId;
     if (!contentId) throw new AppError('validation_failed', 'The job names no content item.');
     const out = await inTransaction(this.ds, async (tx): Promise<Begun & { changed?: boolean }> => {
@@ -62,7 +62,7 @@ export class GenerationSteps {
    * generating → ready (approved under autopilot) with the new media replacing the old. A job
    * that is no longer the item's, or already finished, changes nothing.
    */
-  async finish(job: JobRecord, media: StoredMedia[], text?: CaptionDraft): Promise<Record<string, unknown>> {
+  async finish(job: JobRecord<ItemJobType>, media: StoredMedia[], text?: CaptionDraft): Promise<Record<string, unknown>> {
     const contentId = job.contentId!;
     const out = await inTransaction(this.ds, async (tx) => {
       const item = await this.items.find(tx, job.workspaceId, contentId, { lock: true });
@@ -98,7 +98,7 @@ export class GenerationSteps {
    * Never throws: the job's own failure is what must reach the runner, and the failure hook marks
    * the item if this could not.
    */
-  async markFailed(job: JobRecord): Promise<void> {
+  async markFailed(job: JobRecord<ItemJobType>): Promise<void> {
     const contentId = job.contentId;
     if (!contentId) return;
     try {
@@ -113,7 +113,7 @@ export class GenerationSteps {
    * The failure hook's work, in the transaction that marks the job failed: the item fails (if the
    * handler could not mark it), and the job's charge comes back unless its media were delivered.
    */
-  async onJobFailed(tx: Tx, job: JobRecord): Promise<void> {
+  async onJobFailed(tx: Tx, job: JobRecord<ItemJobType>): Promise<void> {
     const markedHere = await this.failItem(tx, job);
     const item = job.contentId ? await this.items.find(tx, job.workspaceId, job.contentId) : null;
     // The hook has no after-commit step; this rare path announces from inside the transaction.
@@ -129,7 +129,7 @@ export class GenerationSteps {
     });
   }
 
-  private async failItem(tx: Tx, job: JobRecord): Promise<boolean> {
+  private async failItem(tx: Tx, job: JobRecord<ItemJobType>): Promise<boolean> {
     if (!job.contentId) return false;
     const item = await this.items.find(tx, job.workspaceId, job.contentId, { lock: true });
     if (!item || item.jobId !== job.id || !canTransition(item.status, 'fail')) return false;

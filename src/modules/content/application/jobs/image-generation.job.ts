@@ -25,16 +25,16 @@ export class ImageGenerationJob {
   ) {}
 
   @JobHandler(CONTENT_JOBS.image)
-  run(ctx: JobContext): Promise<Record<string, unknown>> {
+  run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
     return this.generation.run(ctx, (input) => this.makeImages(ctx, input));
   }
 
   @OnJobFailed(CONTENT_JOBS.image)
-  async refund(tx: Tx, job: JobRecord): Promise<void> {
+  async refund(tx: Tx, job: JobRecord<'generate_image'>): Promise<void> {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeImages(ctx: JobContext, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
+  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
     const { job } = ctx;
     const count = payloadCount(job.payload.images) || imageCount(item.contentType);
     const size = imageSize(item.contentType);

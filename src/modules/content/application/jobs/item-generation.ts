@@ -5,6 +5,7 @@ import { toCharacterBrief } from '../../../characters/index.js';
 import { CharacterImages, type PrimaryImageBytes } from '../character-images.js';
 import { TextGenerator, callProvider, type CharacterBrief } from '../../../generation/index.js';
 import { GenerationSteps, needsCaption } from './generation-steps.js';
+import type { ItemJobType } from './job-types.js';
 
 /** What a media-making step gets: the item, its character's brief and primary image, if any. */
 export interface GenerationInput {
@@ -26,7 +27,7 @@ export class ItemGeneration {
     private readonly references: CharacterImages,
   ) {}
 
-  async run(ctx: JobContext, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+  async run(ctx: JobContext<ItemJobType>, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
     try {
       return await this.generate(ctx, makeMedia);
     } catch (err) {
@@ -35,7 +36,7 @@ export class ItemGeneration {
     }
   }
 
-  private async generate(ctx: JobContext, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+  private async generate(ctx: JobContext<ItemJobType>, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
     const { job } = ctx;
     const begun = await this.steps.begin(job);
     if ('done' in begun) return begun.done;

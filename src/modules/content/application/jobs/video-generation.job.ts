@@ -21,16 +21,16 @@ export class VideoGenerationJob {
   ) {}
 
   @JobHandler(CONTENT_JOBS.video)
-  run(ctx: JobContext): Promise<Record<string, unknown>> {
+  run(ctx: JobContext<'generate_video'>): Promise<Record<string, unknown>> {
     return this.generation.run(ctx, (input) => this.makeVideo(ctx, input));
   }
 
   @OnJobFailed(CONTENT_JOBS.video)
-  async refund(tx: Tx, job: JobRecord): Promise<void> {
+  async refund(tx: Tx, job: JobRecord<'generate_video'>): Promise<void> {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeVideo(ctx: JobContext, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
+  private async makeVideo(ctx: JobContext<'generate_video'>, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
     const { job } = ctx;
     const durationSeconds = item.video?.durationSeconds ?? VIDEO_DEFAULT_SECONDS;
     const aspectRatio = asAspect(item.video?.aspectRatio);

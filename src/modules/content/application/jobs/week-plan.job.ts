@@ -11,10 +11,9 @@ import { DAYS_PER_WEEK } from '../../domain/pricing.js';
 import { parseDate } from '../../domain/schedule-time.js';
 import { planWeekItems, type PlannedItem } from '../../domain/week-plan.js';
 import { ContentItemRepository } from '../../infrastructure/content-item.repository.js';
-import type { WeekJobPayload } from '../content-generation.service.js';
 import { ContentViews } from '../content-views.js';
 import { TextGenerator, callProvider } from '../../../generation/index.js';
-import { CONTENT_JOBS, LEDGER_REASONS, payloadCount } from './job-types.js';
+import { CONTENT_JOBS, LEDGER_REASONS, payloadCount, type WeekJobPayload } from './job-types.js';
 
 /**
  * generate_week: plans seven days with the text provider, then creates every item with its own
@@ -34,9 +33,9 @@ export class WeekPlanJob {
   ) {}
 
   @JobHandler(CONTENT_JOBS.week)
-  async run(ctx: JobContext): Promise<Record<string, unknown>> {
+  async run(ctx: JobContext<'generate_week'>): Promise<Record<string, unknown>> {
     const { job } = ctx;
-    const payload = job.payload as unknown as WeekJobPayload;
+    const payload = job.payload;
     await ctx.progress(5);
     let items = await this.items.listForWeekJob(this.ds.manager, job.workspaceId, job.id);
     if (items.length === 0) {
@@ -53,13 +52,13 @@ export class WeekPlanJob {
 
   /** Planning failed before any item existed: the whole week is given back. Once items exist, each item's own job refunds its image. */
   @OnJobFailed(CONTENT_JOBS.week)
-  async refund(tx: Tx, job: JobRecord): Promise<void> {
+  async refund(tx: Tx, job: JobRecord<'generate_week'>): Promise<void> {
     const credits = payloadCount(job.payload.credits);
     if (credits === 0 || (await this.items.countForWeekJob(tx, job.workspaceId, job.id)) > 0) return;
     await this.billing.credit(tx, { workspaceId: job.workspaceId, amount: credits, reason: LEDGER_REASONS.weekRefund, refType: 'job', refId: job.id });
   }
 
-  private async plan(job: JobRecord, payload: WeekJobPayload, character: Character): Promise<PlannedItem[]> {
+  private async plan(job: JobRecord<'generate_week'>, payload: WeekJobPayload, character: Character): Promise<PlannedItem[]> {
     const weekStart = parseDate(payload.week);
     if (weekStart === null) throw new AppError('validation_failed', 'The week job has no valid week.');
     const posts = await callProvider('text', () =>
@@ -72,7 +71,7 @@ export class WeekPlanJob {
     return planWeekItems(posts, { weekStart, postsPerDay: payload.posts_per_day, platforms: payload.platforms, timeZone });
   }
 
-  private async createItems(job: JobRecord, payload: WeekJobPayload, character: Character, planned: PlannedItem[]): Promise<ContentItem[]> {
+  private async createItems(job: JobRecord<'generate_week'>, payload: WeekJobPayload, character: Character, planned: PlannedItem[]): Promise<ContentItem[]> {
     try {
       return await inTransaction(this.ds, async (tx) => {
         const now = new Date();
