@@ -1,6 +1,6 @@
 import { RequestMethod, type INestApplication, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { controllersOf, methodsOf } from '../http/controllers.js';
 import { ACCESS_KEY } from './access.decorator.js';
 
 /** A controller route that carries no access declaration. */
@@ -16,18 +16,7 @@ export interface UndeclaredRoute {
  * finding it at boot turns a silent 403 into a refusal to start.
  */
 export function findUndeclaredRoutes(app: INestApplication): UndeclaredRoute[] {
-  const scanner = new MetadataScanner();
-  const found: UndeclaredRoute[] = [];
-  const seen = new Set<Type>();
-  for (const module of app.get(ModulesContainer, { strict: false }).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Type | null;
-      if (!controller || seen.has(controller)) continue;
-      seen.add(controller);
-      found.push(...undeclaredRoutesOf(controller, scanner));
-    }
-  }
-  return found;
+  return controllersOf(app).flatMap(undeclaredRoutesOf);
 }
 
 /** Throws, naming each route, when any route lacks its access declaration. */
@@ -38,13 +27,11 @@ export function assertEveryRouteDeclared(app: INestApplication): void {
   throw new Error(`routes without an access declaration (@Open, @Product or @PublicApi): ${list}`);
 }
 
-function undeclaredRoutesOf(controller: Type, scanner: MetadataScanner): UndeclaredRoute[] {
+function undeclaredRoutesOf(controller: Type): UndeclaredRoute[] {
   const classDeclared = Reflect.getMetadata(ACCESS_KEY, controller) !== undefined;
   const base = pathsOf(Reflect.getMetadata(PATH_METADATA, controller));
   const routes: UndeclaredRoute[] = [];
-  for (const name of scanner.getAllMethodNames(controller.prototype)) {
-    const handler: unknown = controller.prototype[name];
-    if (typeof handler !== 'function') continue;
+  for (const { name, handler } of methodsOf(controller)) {
     const own = Reflect.getMetadata(PATH_METADATA, handler);
     if (own === undefined) continue;
     if (classDeclared || Reflect.getMetadata(ACCESS_KEY, handler) !== undefined) continue;

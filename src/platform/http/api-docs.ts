@@ -1,5 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { controllersOf, methodsOf } from './controllers.js';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { ErrorCode } from '../../core/index.js';
 import type { ErrorStatusMap } from './error-status.js';
@@ -82,27 +82,14 @@ interface ErrorCodeTarget {
 }
 
 function errorCodeTargets(app: INestApplication): ErrorCodeTarget[] {
-  const scanner = new MetadataScanner();
-  const seen = new Set<Type>();
-  const targets: ErrorCodeTarget[] = [];
-  for (const module of app.get(ModulesContainer, { strict: false }).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Type | null;
-      if (!controller || seen.has(controller)) continue;
-      seen.add(controller);
-      targets.push(...errorCodeTargetsOf(controller, scanner));
-    }
-  }
-  return targets;
+  return controllersOf(app).flatMap(errorCodeTargetsOf);
 }
 
-function errorCodeTargetsOf(controller: Type, scanner: MetadataScanner): ErrorCodeTarget[] {
+function errorCodeTargetsOf(controller: Type): ErrorCodeTarget[] {
   const found: ErrorCodeTarget[] = [];
   const own = Reflect.getMetadata(ERROR_CODES_KEY, controller) as ErrorCode[] | undefined;
   if (own) found.push({ controller, holder: controller, name: controller.name, codes: own });
-  for (const method of scanner.getAllMethodNames(controller.prototype)) {
-    const handler: unknown = controller.prototype[method];
-    if (typeof handler !== 'function') continue;
+  for (const { name: method, handler } of methodsOf(controller)) {
     const codes = Reflect.getMetadata(ERROR_CODES_KEY, handler) as ErrorCode[] | undefined;
     if (codes) found.push({ controller, method, holder: handler, name: `${controller.name}.${method}`, codes });
   }

@@ -6,3 +6,4 @@ export * from './dto.js';
 export * from './api-docs.js';
 export * from './timestamp.js';
 export * from './error-status.js';
+export * from './controllers.js';
