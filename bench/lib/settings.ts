@@ -34,6 +34,6 @@ export function loadSettings(): BenchSettings {
     durationSeconds: num('BENCH_DURATION', 10),
     warmupSeconds: num('BENCH_WARMUP', 2),
     rounds: Math.round(num('BENCH_ROUNDS', 3)),
-    timeoutSeconds: num('BENCH_TIMEOUT', 180),
+    timeoutSeconds: num('BENCH_TIMEOUT', 300),
   };
 }
