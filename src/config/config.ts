@@ -240,6 +240,8 @@ export class AppConfig {
   readonly authRateLimitPerMinute: number;
   /** Scales every plan's request limit; for load tests and staging, 1 in production. */
   readonly rateLimitMultiplier: number;
+  /** The longest an open socket goes without its credential being checked again (contract §7: 30 s at most). */
+  readonly socketRecheckSeconds: number;
   readonly embeddingUrl?: string;
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -303,6 +305,7 @@ export class AppConfig {
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
+    this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
     this.embeddingUrl = url(env, 'EMBEDDING_URL', undefined, ['http:', 'https:']);
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);

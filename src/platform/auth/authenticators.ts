@@ -14,6 +14,11 @@ export interface Authenticated {
  */
 export abstract class SessionAuthenticator {
   abstract authenticate(token: string): Promise<Authenticated | null>;
+  /**
+   * The token's caller with its session read afresh, or null; counts no request. For credentials
+   * held open (sockets), checked again when their workspace's access stamp moves and periodically.
+   */
+  abstract recheck(token: string): Promise<Caller | null>;
 }
 
 /** Resolves an API key secret to its caller, or null when unknown, expired or revoked. */

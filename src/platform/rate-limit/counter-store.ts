@@ -9,6 +9,8 @@ export interface CounterStore {
   incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }>;
   /** The count so far without adding a hit; 0 for an unknown or expired key. */
   peek(key: string): Promise<number>;
+  /** The values of `keys` in one round trip, null for an unset one; counts nothing. */
+  readMany(keys: string[]): Promise<Array<string | null>>;
   /**
    * Moves `key` to a value it has not held before, living `ttlSeconds` after this change: a read
    * after it differs from every read before it, even across a restart of a shared store.
@@ -40,6 +42,13 @@ export class MemoryCounterStore implements CounterStore {
   async peek(key: string): Promise<number> {
     const entry = this.counts.get(key);
     return entry && entry.expiresAt > Date.now() ? entry.count : 0;
+  }
+
+  async readMany(keys: string[]): Promise<Array<string | null>> {
+    return Promise.all(keys.map(async (key) => {
+      const read = await this.peek(key);
+      return read === 0 ? null : String(read);
+    }));
   }
 
   async bump(key: string, ttlSeconds: number): Promise<void> {
@@ -95,6 +104,11 @@ export class RedisCounterStore implements CounterStore {
 
   async peek(key: string): Promise<number> {
     return Number((await this.redis.get(`${this.prefix}:rl:${key}`)) ?? 0);
+  }
+
+  async readMany(keys: string[]): Promise<Array<string | null>> {
+    if (keys.length === 0) return [];
+    return this.redis.mget(keys.map((key) => `${this.prefix}:rl:${key}`));
   }
 
   /**

@@ -56,6 +56,15 @@ export class RateLimiter {
     return { count, stamp: value ?? '0' };
   }
 
+  /**
+   * The access stamps of these workspaces, counting nothing: what open sockets compare against to
+   * learn that a credential must be checked again. One round trip however many workspaces.
+   */
+  async readAccessStamps(workspaceIds: string[]): Promise<Map<string, string>> {
+    const values = await this.store.readMany(workspaceIds.map(accessStampKey));
+    return new Map(workspaceIds.map((id, i) => [id, values[i] ?? '0']));
+  }
+
   /** Sets the rate-limit headers for a counted request; throws `rate_limited` past the plan's limit. */
   enforceWorkspace(count: number, plan: Plan, res: Response): void {
     const perMinute = PLAN_LIMITS[plan].requestsPerMinute * this.config.rateLimitMultiplier;

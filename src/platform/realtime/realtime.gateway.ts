@@ -2,9 +2,12 @@ import { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
+import { AppConfig } from '../../config/index.js';
 import type { Caller } from '../../core/index.js';
 import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator } from '../auth/index.js';
+import { RateLimiter } from '../rate-limit/index.js';
 import { RealtimeBus } from './realtime.types.js';
+import { SocketAccessWatch, WATCH_TICK_MS } from './socket-access-watch.js';
 import { SocketSession } from './socket-session.js';
 import { WorkspaceSockets } from './workspace-sockets.js';
 
@@ -15,20 +18,31 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
 
 /**
  * The socket at /api/v1/ws (API role only). It authenticates each connection with the same
- * authenticators as HTTP and delivers the bus's events to the sockets of their workspace.
+ * authenticators as HTTP, delivers the bus's events to the sockets of their workspace that may read
+ * them, and keeps checking each socket's credential while it is open (`SocketAccessWatch`).
  */
 @WebSocketGateway({ path: SOCKET_PATH, maxPayload: MAX_MESSAGE_BYTES })
 export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
   private readonly sessions = new Set<SocketSession>();
   private readonly sockets = new WorkspaceSockets();
+  private readonly watch: SocketAccessWatch;
   private heartbeat?: NodeJS.Timeout;
+  private watchTimer?: NodeJS.Timeout;
   private sessionAuth!: SessionAuthenticator;
   private apiKeyAuth!: ApiKeyAuthenticator;
 
   constructor(
     private readonly bus: RealtimeBus,
     private readonly moduleRef: ModuleRef,
-  ) {}
+    limiter: RateLimiter,
+    config: AppConfig,
+  ) {
+    this.watch = new SocketAccessWatch({
+      readStamps: (workspaceIds) => limiter.readAccessStamps(workspaceIds),
+      recheck: (token) => this.recheck(token),
+      recheckMs: config.socketRecheckSeconds * 1000,
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     // Resolved from whichever modules provide them, so platform code does not import feature modules.
@@ -37,18 +51,25 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
     await this.bus.listen((workspaceId, event) => this.sockets.deliver(workspaceId, event));
     this.heartbeat = setInterval(() => this.sessions.forEach((s) => s.heartbeat()), HEARTBEAT_MS);
     this.heartbeat.unref();
+    this.watchTimer = setInterval(() => void this.watch.tick(), WATCH_TICK_MS);
+    this.watchTimer.unref();
   }
 
   onModuleDestroy(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.watchTimer);
   }
 
   handleConnection(socket: WebSocket): void {
     const session = new SocketSession(socket, {
       authenticate: (token) => this.authenticate(token),
-      opened: (s) => this.sockets.add(s),
+      opened: (s) => {
+        this.sockets.add(s);
+        void this.watch.add(s);
+      },
       closed: (s) => {
         this.sockets.remove(s);
+        this.watch.remove(s);
         this.sessions.delete(s);
       },
     });
@@ -60,5 +81,10 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
   private async authenticate(token: string): Promise<Caller | null> {
     if (token.startsWith(API_KEY_PREFIX)) return this.apiKeyAuth.authenticate(token);
     return (await this.sessionAuth.authenticate(token))?.caller ?? null;
+  }
+
+  /** An open socket's credential checked again: read afresh, counting no request. */
+  private recheck(token: string): Promise<Caller | null> {
+    return token.startsWith(API_KEY_PREFIX) ? this.apiKeyAuth.authenticate(token) : this.sessionAuth.recheck(token);
   }
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@j
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import type { Caller } from '../../core/index.js';
-import { AUTH_TIMEOUT_MS, SocketSession, UNAUTHORIZED_CLOSE, type SessionHooks } from './socket-session.js';
+import { AUTH_TIMEOUT_MS, FORBIDDEN_CLOSE, SocketSession, UNAUTHORIZED_CLOSE, type SessionHooks } from './socket-session.js';
 
 class FakeSocket extends EventEmitter {
   readyState = 1;
@@ -30,6 +30,7 @@ class FakeSocket extends EventEmitter {
 }
 
 const alice: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', plan: 'starter', scopes: [] };
+const readKey: Caller = { kind: 'api_key', userId: 'user_K', workspaceId: 'ws_A', role: 'user', plan: 'agency', scopes: ['content:read'], apiKeyId: 'key_R' };
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('SocketSession', () => {
@@ -153,5 +154,78 @@ describe('SocketSession', () => {
     expect(socket.terminated).toBe(false);
     session.heartbeat();
     expect(socket.terminated).toBe(true);
+  });
+
+  describe('with an API key', () => {
+    const keyed = (caller: Caller) => {
+      const s = new FakeSocket();
+      const opens: SocketSession[] = [];
+      const ks = new SocketSession(s, { authenticate: async () => caller, opened: (x) => opens.push(x), closed: () => undefined }, 1000);
+      ks.start();
+      s.receive(JSON.stringify({ type: 'auth', token: 'psk_key' }));
+      return { s, ks, opens };
+    };
+
+    it.each<[string, Caller, string]>([
+      ['scoped only credits:read', { ...readKey, scopes: ['credits:read'] }, 'insufficient_scope'],
+      ['of a workspace without API access', { ...readKey, plan: 'starter' }, 'plan_required'],
+    ])('refuses a key %s with auth.error and close code 4403', async (_what, caller, code) => {
+      const { s, opens } = keyed(caller);
+      await flush();
+      expect(s.sent).toEqual([{ type: 'auth.error', code }]);
+      expect(s.closedWith).toEqual({ code: FORBIDDEN_CLOSE, reason: code });
+      expect(opens).toEqual([]);
+    });
+
+    it('delivers only the events its scopes can read', async () => {
+      const { s, ks } = keyed(readKey);
+      await flush();
+      ks.deliver('content.updated', '{"type":"content.updated"}');
+      ks.deliver('post.updated', '{"type":"post.updated"}');
+      ks.deliver('job.completed', '{"type":"job.completed"}');
+      expect(s.sent.map((m) => m.type)).toEqual(['auth.ok', 'content.updated', 'job.completed']);
+    });
+
+    it('closes 4401 when a check finds the workspace lost API access, and delivers nothing after', async () => {
+      const { s, ks } = keyed(readKey);
+      await flush();
+      ks.confirm({ ...readKey, plan: 'pro' });
+      ks.deliver('content.updated', '{"type":"content.updated"}');
+      expect(s.sent.slice(1)).toEqual([{ type: 'auth.error', code: 'plan_required' }]);
+      expect(s.closedWith).toEqual({ code: UNAUTHORIZED_CLOSE, reason: 'plan_required' });
+    });
+  });
+
+  describe('checked again while open', () => {
+    const open = async () => {
+      socket.receive(JSON.stringify({ type: 'auth', token: 'good-token' }));
+      await flush();
+    };
+
+    it('stays open and keeps the token when the credential is still valid, taking its new plan', async () => {
+      await open();
+      expect(session.token).toBe('good-token');
+      session.confirm({ ...alice, plan: 'pro' });
+      expect(session.isOpen).toBe(true);
+      expect(session.caller?.plan).toBe('pro');
+      session.deliver('job.progress', '{"type":"job.progress"}');
+      expect(socket.sent.map((m) => m.type)).toEqual(['auth.ok', 'job.progress']);
+    });
+
+    it('closes 4401 with auth.error once the credential is gone, and delivers nothing more', async () => {
+      await open();
+      session.confirm(null);
+      session.deliver('job.progress', '{"type":"job.progress"}');
+      session.confirm(alice);
+      expect(socket.sent).toEqual([{ type: 'auth.ok', user_id: 'user_A' }, { type: 'auth.error', code: 'unauthorized' }]);
+      expect(socket.closedWith).toEqual({ code: UNAUTHORIZED_CLOSE, reason: 'unauthorized' });
+      expect(closed).toEqual([session]);
+    });
+
+    it('closes 4401 when the check answers another holder', async () => {
+      await open();
+      session.confirm({ ...alice, workspaceId: 'ws_B' });
+      expect(socket.closedWith).toEqual({ code: UNAUTHORIZED_CLOSE, reason: 'unauthorized' });
+    });
   });
 });

@@ -1,9 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { Caller } from '../../core/index.js';
+import { socketAccess, type RealtimeEventType, type SocketRefusal } from './event-access.js';
 
 export const AUTH_TIMEOUT_MS = 10_000;
-/** Close code for every authentication failure (contract §7). */
+/** Close code for every authentication failure, and for a credential that ends while open (contract §7). */
 export const UNAUTHORIZED_CLOSE = 4401;
+/** Close code for a credential that is valid but may not hold a socket (plan or scopes), at connect. */
+export const FORBIDDEN_CLOSE = 4403;
 const INTERNAL_ERROR_CLOSE = 1011;
 const OPEN = 1;
 const MAX_TOKEN_LENGTH = 4096;
@@ -55,13 +58,19 @@ function authToken(msg: Record<string, unknown> | null): string | null {
 /**
  * One socket's protocol: the first message must be `{type: "auth", token}` within the time limit;
  * anything else (another type, bad JSON, silence, a bad token) answers `auth.error` and closes 4401.
- * Once open: `ping` → `pong`, and events of the caller's workspace are sent by the fan-out.
+ * A valid credential that may not hold a socket (an API key without the plan or any event scope)
+ * answers `auth.error` with that code and closes 4403. Once open: `ping` → `pong`, and the events of
+ * the caller's workspace its credential may read are sent by the fan-out, until a check of the
+ * credential (`confirm`) finds it ended.
  */
 export class SocketSession {
   private readonly logger = new Logger('Realtime');
   private state: State = 'awaiting_auth';
   private timer?: NodeJS.Timeout;
   private alive = true;
+  private events: ReadonlySet<RealtimeEventType> = new Set();
+  /** The credential the socket authenticated with, kept to check it again while the socket is open. */
+  token?: string;
   caller?: Caller;
 
   constructor(
@@ -87,6 +96,28 @@ export class SocketSession {
   send(event: object | string): void {
     if (this.socket.readyState !== OPEN) return;
     this.socket.send(typeof event === 'string' ? event : JSON.stringify(event));
+  }
+
+  /** Sends a workspace event (already serialised) if the socket is open and its credential may read it. */
+  deliver(type: RealtimeEventType, text: string): void {
+    if (this.state === 'open' && this.events.has(type)) this.send(text);
+  }
+
+  /**
+   * The outcome of checking the socket's credential again (null: no longer valid). A credential that
+   * ended or lost access closes the socket with 4401 (contract §7); a valid one updates the caller.
+   */
+  confirm(caller: Caller | null): void {
+    if (this.state !== 'open') return;
+    const sameHolder = caller !== null && caller.userId === this.caller?.userId && caller.workspaceId === this.caller.workspaceId;
+    const access = sameHolder ? socketAccess(caller) : ({ ok: false, code: 'unauthorized' } as const);
+    if (!access.ok) {
+      this.send({ type: 'auth.error', code: access.code });
+      this.end(UNAUTHORIZED_CLOSE, access.code);
+      return;
+    }
+    this.caller = caller!;
+    this.events = access.events;
   }
 
   /** Called periodically: a socket that did not answer the previous ping is dead and is dropped. */
@@ -125,16 +156,21 @@ export class SocketSession {
     }
     if (this.state !== 'authenticating') return;
     if (!caller) return this.reject();
+    const access = socketAccess(caller);
+    if (!access.ok) return this.reject(access.code);
     this.caller = caller;
+    this.token = token;
+    this.events = access.events;
     this.state = 'open';
     this.hooks.opened(this);
     this.send({ type: 'auth.ok', user_id: caller.userId });
   }
 
-  private reject(): void {
+  /** An unknown credential closes 4401; a valid one without the plan or scopes for a socket, 4403. */
+  private reject(code: SocketRefusal = 'unauthorized'): void {
     if (this.state === 'closed' || this.state === 'open') return;
-    this.send({ type: 'auth.error', code: 'unauthorized' });
-    this.end(UNAUTHORIZED_CLOSE, 'unauthorized');
+    this.send({ type: 'auth.error', code });
+    this.end(code === 'unauthorized' ? UNAUTHORIZED_CLOSE : FORBIDDEN_CLOSE, code);
   }
 
   private end(code: number, reason: string): void {

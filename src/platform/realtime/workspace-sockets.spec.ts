@@ -8,7 +8,7 @@ import { WorkspaceSockets } from './workspace-sockets.js';
 function session(workspaceId: string) {
   const sent: string[] = [];
   const caller = { workspaceId } as Caller;
-  return { s: { caller, send: (text: string) => sent.push(text) } as unknown as SocketSession, sent };
+  return { s: { caller, deliver: (_type: string, text: string) => sent.push(text) } as unknown as SocketSession, sent };
 }
 
 const event: RealtimeEvent = { type: 'job.completed', job: { id: 'job_1', status: 'completed' } };
@@ -41,7 +41,7 @@ describe('WorkspaceSockets over the in-process bus', () => {
 
   it('ignores a session without a caller', () => {
     const sockets = new WorkspaceSockets();
-    sockets.add({ send: () => undefined } as unknown as SocketSession);
+    sockets.add({ deliver: () => undefined } as unknown as SocketSession);
     expect(sockets.count).toBe(0);
   });
 });

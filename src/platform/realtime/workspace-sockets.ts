@@ -1,7 +1,10 @@
 import type { RealtimeEvent } from './realtime.types.js';
 import type { SocketSession } from './socket-session.js';
 
-/** This process's authenticated sockets, by workspace: an event goes to its workspace's sockets only. */
+/**
+ * This process's authenticated sockets, by workspace: an event goes to its workspace's sockets only,
+ * and of those to the ones whose credential may read it (an API key's scopes).
+ */
 export class WorkspaceSockets {
   private readonly byWorkspace = new Map<string, Set<SocketSession>>();
 
@@ -25,7 +28,7 @@ export class WorkspaceSockets {
     const set = this.byWorkspace.get(workspaceId);
     if (!set) return 0;
     const text = JSON.stringify(event);
-    for (const session of set) session.send(text);
+    for (const session of set) session.deliver(event.type, text);
     return set.size;
   }
 

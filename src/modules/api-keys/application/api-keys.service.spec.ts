@@ -3,6 +3,7 @@ import { AppError, isId, type Caller } from '../../../core/index.js';
 import { hashApiKey } from '../domain/api-key-secret.js';
 import type { ApiKeyEntity } from '../infrastructure/api-key.entity.js';
 import type { ApiKeysRepository } from '../infrastructure/api-keys.repository.js';
+import type { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { ApiKeysService } from './api-keys.service.js';
 
 class FakeKeys {
@@ -22,9 +23,18 @@ class FakeKeys {
 
 const caller: Caller = { kind: 'session', userId: 'user_1', workspaceId: 'ws_1', role: 'user', plan: 'agency', scopes: [] };
 
+/** The access stamp moves the service asks for, by workspace. */
+class FakeLimiter {
+  bumped: string[] = [];
+  async bumpAccessStamp(workspaceId: string) {
+    this.bumped.push(workspaceId);
+  }
+}
+
 function setup() {
   const keys = new FakeKeys();
-  return { keys, service: new ApiKeysService(keys as unknown as ApiKeysRepository) };
+  const limiter = new FakeLimiter();
+  return { keys, limiter, service: new ApiKeysService(keys as unknown as ApiKeysRepository, limiter as unknown as RateLimiter) };
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
@@ -68,5 +78,14 @@ describe('ApiKeysService', () => {
     await service.revoke('ws_1', issued.apiKey.id);
     expect(await service.list('ws_1')).toHaveLength(0);
     expect(await codeOf(service.revoke('ws_1', issued.apiKey.id))).toBe('not_found');
+  });
+
+  it('moves the workspace access stamp after a revocation, so sockets held with the key are checked again', async () => {
+    const { service, limiter } = setup();
+    const issued = await service.create(caller, { name: 'CRM', scopes: ['content:read'] });
+    await codeOf(service.revoke('ws_other', issued.apiKey.id));
+    expect(limiter.bumped).toEqual([]);
+    await service.revoke('ws_1', issued.apiKey.id);
+    expect(limiter.bumped).toEqual(['ws_1']);
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newId, type Caller, type Scope } from '../../../core/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { issueApiKeySecret } from '../domain/api-key-secret.js';
 import { expiryProblem, scopeListProblem } from '../domain/api-key-rules.js';
 import { ApiKeyEntity } from '../infrastructure/api-key.entity.js';
@@ -9,7 +10,10 @@ import type { ApiKeyView, IssuedApiKey, NewApiKey } from './api-key.view.js';
 /** Issuing, listing and revoking a workspace's API keys. The plan check lives on the route. */
 @Injectable()
 export class ApiKeysService {
-  constructor(private readonly keys: ApiKeysRepository) {}
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly limiter: RateLimiter,
+  ) {}
 
   async create(caller: Caller, input: NewApiKey): Promise<IssuedApiKey> {
     const now = new Date();
@@ -37,10 +41,15 @@ export class ApiKeysService {
     return rows.map(toView);
   }
 
-  /** Revocation is immediate: authentication reads the row on every request, nothing is cached. */
+  /**
+   * Revocation is immediate: authentication reads the row on every request, nothing is cached. The
+   * workspace's access stamp moves after the row is written, so sockets held open with the key are
+   * checked again (and closed) at once on every instance.
+   */
   async revoke(workspaceId: string, id: string): Promise<void> {
     const revoked = await this.keys.revoke(workspaceId, id, new Date());
     if (!revoked) throw AppError.notFound('API key');
+    await this.limiter.bumpAccessStamp(workspaceId);
   }
 }
 

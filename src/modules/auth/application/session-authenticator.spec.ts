@@ -130,4 +130,18 @@ describe('JwtSessionAuthenticator', () => {
     expect(await auth.authenticate('not.a.jwt')).toBeNull();
     expect(sessions.reads).toBe(0);
   });
+
+  it('rechecks a held-open token against the database each time, counting no request', async () => {
+    const { auth, sessions, limiter, token, workspaceId, sessionId } = setup();
+    await auth.authenticate(token);
+    expect(await auth.recheck(token)).toMatchObject({ kind: 'session', workspaceId, sessionId, plan: 'starter' });
+    sessions.plan = 'agency';
+    expect((await auth.recheck(token))!.plan).toBe('agency');
+    expect(sessions.reads).toBe(3);
+    expect((await limiter.hitWorkspace(workspaceId)).count).toBe(2);
+    sessions.live = false;
+    expect(await auth.recheck(token)).toBeNull();
+    expect(await auth.recheck(token, Date.now() + 901_000)).toBeNull();
+    expect(await auth.recheck('not.a.jwt')).toBeNull();
+  });
 });

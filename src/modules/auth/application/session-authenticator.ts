@@ -71,6 +71,14 @@ export class JwtSessionAuthenticator extends SessionAuthenticator {
     return { caller, hits };
   }
 
+  async recheck(token: string, nowMs: number = Date.now()): Promise<Caller | null> {
+    const claims = this.tokens.verify(token, nowMs);
+    if (!claims) return null;
+    const live = await this.sessions.findLive(claims.sessionId, claims.userId);
+    if (!live || (claims.workspaceId !== undefined && live.account.workspace.id !== claims.workspaceId)) return null;
+    return this.callerOf(live, claims.sessionId);
+  }
+
   /** The user and workspace as this request's session check read them, so GET /auth/me needs no second query. */
   accountOf(caller: Caller): Account | undefined {
     return this.accounts.get(caller);
