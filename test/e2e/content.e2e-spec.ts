@@ -8,6 +8,8 @@ const ITEM_KEYS = [
   'caption', 'character_id', 'content_type', 'created_at', 'cta', 'hashtags', 'id', 'image_prompt', 'job', 'media', 'planned_for',
   'platform', 'published_at', 'rejection_reason', 'status', 'updated_at', 'variants_locked',
 ].sort();
+/** A new order's item: the job stands beside it in `{item, job}`, never a second copy inside it. */
+const NEW_ITEM_KEYS = ITEM_KEYS.filter((k) => k !== 'job');
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50' };
 
 type Item = Record<string, any>;
@@ -68,14 +70,16 @@ describe('content', () => {
     const res = await generate(alice, { character_id: aliceCharacter, type: 'single' });
     expect(res.status).toBe(201);
     const { item, job } = res.body;
-    expect(Object.keys(item).sort()).toEqual(ITEM_KEYS);
+    expect(Object.keys(res.body).sort()).toEqual(['item', 'job']);
+    expect(Object.keys(item).sort()).toEqual(NEW_ITEM_KEYS);
     expect(item).toMatchObject({
       character_id: aliceCharacter, status: 'queued', platform: 'instagram', content_type: 'single', image_prompt: 'Sunrise run by the river',
       caption: null, hashtags: [], cta: null, media: [], variants_locked: false, planned_for: null, rejection_reason: null, published_at: null,
     });
     expect(item.id).toMatch(/^cnt_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(job).toMatchObject({ status: 'pending', job_type: 'generate_image', progress: 0, content_id: item.id, character_id: aliceCharacter });
-    expect(item.job.id).toBe(job.id);
+    // Reading the item shows its job.
+    expect((await getItem(alice, item.id)).job).toMatchObject({ id: job.id, job_type: 'generate_image' });
     expect(await balance(alice)).toBe(before - 3);
 
     const completed = await socket.waitFor((m) => m.type === 'job.completed' && m.job.id === job.id, 30_000);
@@ -94,7 +98,8 @@ describe('content', () => {
       { index: 0, kind: 'image', url: expect.stringContaining(`/api/v1/media/content/${item.id}/`), width: expect.any(Number), height: expect.any(Number), review_status: 'pending' },
     ]);
     expect(typeof done.caption).toBe('string');
-    expect(done.caption.length).toBeGreaterThan(0);
+    // The offline caption quotes the prompt as written, capitals included.
+    expect(done.caption).toContain('Sunrise run by the river');
     expect(done.hashtags.length).toBeGreaterThan(0);
     const image = await fetch(`http://127.0.0.1:${server.port}${mediaPath(done.media[0].url as string)}`);
     expect(image.status).toBe(200);
@@ -168,6 +173,8 @@ describe('content', () => {
       return page.total === 14 ? page : undefined;
     }, 60_000, 'all 14 items ready');
     expect(ready.items.every((i: Item) => i.media.length === 1 && i.caption)).toBe(true);
+    // The guidance steers the writer; it is never written about as a topic.
+    expect(ready.items.filter((i: Item) => /keep it upbeat/i.test(`${i.caption} ${i.image_prompt}`)).map((i: Item) => i.caption)).toEqual([]);
 
     const queue = await api(server).get(`/content/queue?character_id=${character}&page_size=5`).set(alice.auth);
     expect(queue.status).toBe(200);
@@ -374,6 +381,7 @@ describe('content', () => {
     expect(res.status).toBe(202);
     expect(res.body.item).toMatchObject({ status: 'queued', platform: 'short_video', content_type: 'short', image_prompt: 'Neon night market walk' });
     expect(res.body.job).toMatchObject({ job_type: 'generate_video', status: 'pending', content_id: res.body.item.id });
+    expect(Object.keys(res.body.item).sort()).toEqual(NEW_ITEM_KEYS);
     expect(await balance(alice)).toBe(before - 8);
     const first = await api(server).get(`/content/video/${res.body.item.id}/status`).set(alice.auth);
     expect(first.status).toBe(200);
@@ -433,10 +441,11 @@ describe('content', () => {
     const res = await api(server).post('/public/generate').set(full).send({ character_id: character, platform: 'instagram', prompt: 'Public', type: 'single' });
     expect(res.status).toBe(201);
     expect(res.body.job).toMatchObject({ job_type: 'generate_image', status: 'pending' });
-    expect(Object.keys(res.body.item).sort()).toEqual(ITEM_KEYS);
+    expect(Object.keys(res.body.item).sort()).toEqual(NEW_ITEM_KEYS);
     const read = await api(server).get(`/public/content/${res.body.item.id}`).set(full);
     expect(read.status).toBe(200);
     expect(read.body.item.id).toBe(res.body.item.id);
+    expect(read.body.item.job).toMatchObject({ id: res.body.job.id });
 
     const readOnly = await key(['content:read']);
     expect((await api(server).post('/public/generate').set(readOnly).send({ character_id: character, platform: 'instagram', prompt: 'x' })).body.code).toBe('insufficient_scope');

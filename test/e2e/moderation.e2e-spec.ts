@@ -182,6 +182,7 @@ describe('moderation', () => {
     const res = await act(item, 'regenerate');
     expect(res.status).toBe(202);
     expect(res.body.item).toMatchObject({ id: item.id, status: 'queued', rejection_reason: null });
+    expect(res.body.item).not.toHaveProperty('job');
     expect(res.body.job).toMatchObject({ job_type: 'generate_image', status: 'pending', content_id: item.id });
     expect(res.body.job.id).not.toBe(item.job.id);
     expect(await balance()).toBe(before - 9);

@@ -350,6 +350,8 @@ describe('publishing (sandbox mode)', () => {
       // Connected again after a disconnect.
       expect(await connect(alice, 'video_share')).toBe(`${APP_URL}/settings/integrations?connected=youtube`);
       expect((await integration(alice, 'youtube')).status).toBe('connected');
+      // X too: the tests below schedule on it.
+      expect(await connect(alice, 'x')).toBe(`${APP_URL}/settings/integrations?connected=twitter`);
     });
   });
 
@@ -401,6 +403,55 @@ describe('publishing (sandbox mode)', () => {
       expect(both.status).toBe(201);
       expect(both.body.scheduled_posts.map((p: Item) => p.platform).sort()).toEqual(['photo_share', 'video_share']);
     }, 60_000);
+
+    it('refuses a platform the workspace has not connected with 409 integration_not_connected, creating nothing; a sandbox platform counts once its sandbox connection is made', async () => {
+      const carol = await registerUser(server);
+      await grantCredits(server, admin, carol.workspace.id, 100);
+      const character = await createCharacter(carol, { name: 'Carol', settings: { autopilot: true } });
+      const item = await approvedItem(character, {}, carol);
+      expect(await integration(carol, 'instagram')).toEqual(disconnected('instagram'));
+      // The item's own platform, or the listed one, as the client spelled it.
+      for (const [body, name] of [[{ scheduled_at: at(120) }, 'instagram'], [{ scheduled_at: at(120), platforms: ['photo_share'] }, 'photo_share']] as const) {
+        const res = await schedule(carol, item.id, body);
+        expect([name, res.status, res.body.code, res.body.details]).toEqual([name, 409, 'integration_not_connected', { platform: name, status: 'disconnected' }]);
+      }
+      const plan = await api(server).post('/schedule/generate').set(carol.auth).send({ character_id: character, start_date: START });
+      expect([plan.status, plan.body.code, plan.body.details]).toEqual([409, 'integration_not_connected', { platform: 'instagram', status: 'disconnected' }]);
+      const everything = 'status=pending,publishing,published,failed,cancelled&page_size=100';
+      expect((await listPosts(carol, everything)).total).toBe(0);
+
+      // Connected through the sandbox consent: Instagram takes posts; Pinterest, still not connected, refuses the whole request.
+      await connect(carol, 'instagram');
+      const mixed = await schedule(carol, item.id, { scheduled_at: at(120), platforms: ['instagram', 'pinboard'] });
+      expect([mixed.status, mixed.body.code, mixed.body.details]).toEqual([409, 'integration_not_connected', { platform: 'pinboard', status: 'disconnected' }]);
+      expect((await listPosts(carol, everything)).total).toBe(0);
+      const ok = await schedule(carol, item.id, { scheduled_at: at(120) });
+      expect([ok.status, ok.body.scheduled_posts.map((p: Item) => p.platform)]).toEqual([201, ['instagram']]);
+
+      // Rescheduling needs the connection too; cancelling does not.
+      expect((await api(server).delete('/integrations/instagram').set(carol.auth)).status).toBe(204);
+      const moved = await api(server).patch(`/schedule/${ok.body.scheduled_posts[0].id}`).set(carol.auth).send({ scheduled_at: at(130) });
+      expect([moved.status, moved.body.code]).toEqual([409, 'integration_not_connected']);
+      const cancelled = await api(server).patch(`/schedule/${ok.body.scheduled_posts[0].id}`).set(carol.auth).send({ status: 'cancelled' });
+      expect([cancelled.status, cancelled.body.scheduled_post?.status, cancelled.body.scheduled_post?.scheduled_at]).toEqual([200, 'cancelled', at(120)]);
+    });
+
+    it('refuses a scheduled_at more than 60 s in the past, in POST and PATCH, changing nothing', async () => {
+      const item = await approvedItem();
+      const past = new Date(Date.now() - 10 * 60_000).toISOString();
+      const res = await schedule(alice, item.id, { scheduled_at: past });
+      expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+      expect(res.body.details).toEqual([expect.objectContaining({ field: 'scheduled_at' })]);
+      const yesterday = await schedule(alice, item.id, { scheduled_at: new Date(Date.now() - 86_400_000).toISOString(), platforms: ['x'] });
+      expect([yesterday.status, yesterday.body.code]).toEqual([400, 'validation_failed']);
+      expect((await listPosts(alice, `character_id=${studio}&page_size=100`)).scheduled_posts.filter((p: Item) => p.content_id === item.id)).toEqual([]);
+
+      const post = await scheduleOne(item.id, at(140));
+      const moved = await api(server).patch(`/schedule/${post.id}`).set(alice.auth).send({ scheduled_at: past });
+      expect([moved.status, moved.body.code, moved.body.details?.[0]?.field]).toEqual([400, 'validation_failed', 'scheduled_at']);
+      const still = (await listPosts(alice, `character_id=${studio}&page_size=100`)).scheduled_posts.find((p: Item) => p.id === post.id);
+      expect(still).toMatchObject({ status: 'pending', scheduled_at: at(140) });
+    });
 
     it('refuses content that is not approved with 409 content_not_approved', async () => {
       const ready = await readyItem();
@@ -722,15 +773,19 @@ describe('publishing (sandbox mode)', () => {
       expect((await schedule(alice, item.id, { scheduled_at: at(501), platforms: ['pinterest'] })).status).toBe(201);
     });
 
-    it('refuses when the platform is not connected, leaving the post pending', async () => {
-      expect((await api(server).delete('/integrations/twitter').set(alice.auth)).status).toBe(204);
+    it('refuses when the platform was disconnected after scheduling, leaving the post pending', async () => {
       const item = await approvedItem();
       const post = await scheduleOne(item.id, at(510), ['x']);
-      const res = await publishNow(alice, post.id);
-      expect([res.status, res.body.code]).toEqual([409, 'integration_not_connected']);
-      const still = (await listPosts(alice, `character_id=${studio}&platform=twitter&page_size=100`)).scheduled_posts.find((p: Item) => p.id === post.id);
-      expect(still).toMatchObject({ status: 'pending', attempts: 0, scheduled_at: at(510) });
-      expect((await getItem(alice, item.id)).status).toBe('approved');
+      expect((await api(server).delete('/integrations/twitter').set(alice.auth)).status).toBe(204);
+      try {
+        const res = await publishNow(alice, post.id);
+        expect([res.status, res.body.code]).toEqual([409, 'integration_not_connected']);
+        const still = (await listPosts(alice, `character_id=${studio}&platform=twitter&page_size=100`)).scheduled_posts.find((p: Item) => p.id === post.id);
+        expect(still).toMatchObject({ status: 'pending', attempts: 0, scheduled_at: at(510) });
+        expect((await getItem(alice, item.id)).status).toBe('approved');
+      } finally {
+        await connect(alice, 'x');
+      }
     });
 
     it('refuses a cancelled post, and content that is no longer approved', async () => {
@@ -781,6 +836,44 @@ describe('publishing (sandbox mode)', () => {
       expect(statuses.filter((s) => s !== 'pending')).toEqual(['publishing', 'published']);
       const last = socket.messages.filter((m) => m.type === 'post.updated' && m.scheduled_post.id === post.id).at(-1)!;
       expect(last.scheduled_post).toEqual(done);
+    });
+
+    /** Waits until the post is finished in the history, with `status`. */
+    const finished = (id: string, status: string): Promise<Item> =>
+      waitFor(async () => {
+        const history = await listPosts(alice, `character_id=${studio}&page_size=100`, '/schedule/history');
+        const post = history.scheduled_posts.find((p: Item) => p.id === id) as Item | undefined;
+        if (post && post.status !== status) throw new Error(`post ${id} ended ${post.status}: ${JSON.stringify(post.error)}`);
+        return post;
+      }, 20_000, `post ${id} to be ${status}`);
+
+    it('takes a scheduled_at up to 60 s in the past as now, in POST and PATCH, and publishes at once', async () => {
+      const [a, b] = await approvedItems(2);
+      const sent = Date.now();
+      const post = await scheduleOne(a.id, new Date(sent - 20_000).toISOString());
+      expect(Date.parse(post.scheduled_at)).toBeGreaterThanOrEqual(sent - 1000);
+      expect(post.status).toBe('pending');
+      expect(await finished(post.id, 'published')).toMatchObject({ attempts: 1, error: null });
+
+      const later = await scheduleOne(b.id, at(900));
+      const movedAt = Date.now();
+      const moved = await api(server).patch(`/schedule/${later.id}`).set(alice.auth).send({ scheduled_at: new Date(movedAt - 30_000).toISOString() });
+      expect(moved.status).toBe(200);
+      expect(Date.parse(moved.body.scheduled_post.scheduled_at)).toBeGreaterThanOrEqual(movedAt - 1000);
+      expect(await finished(later.id, 'published')).toMatchObject({ attempts: 1, error: null });
+    });
+
+    it('fails a post whose connection was removed before it was due with its own code, not_connected', async () => {
+      const item = await approvedItem();
+      const post = await scheduleOne(item.id, new Date(Date.now() + 4000).toISOString(), ['x']);
+      expect((await api(server).delete('/integrations/x').set(alice.auth)).status).toBe(204);
+      try {
+        const done = await finished(post.id, 'failed');
+        expect(done).toMatchObject({ status: 'failed', attempts: 1, remote_post_id: null, next_attempt_at: null, error: { code: 'not_connected', message: expect.any(String) } });
+        expect((await getItem(alice, item.id)).status).toBe('approved');
+      } finally {
+        await connect(alice, 'x');
+      }
     });
   });
 
@@ -862,9 +955,10 @@ describe('publishing (sandbox mode)', () => {
     });
 
     it('refuses a platform that is not connected with 409, leaving the schedule as it was', async () => {
-      expect((await integration(alice, 'twitter')).connected).toBe(false);
       const item = await approvedItem();
       const pending = await scheduleOne(item.id, at(700), ['x']);
+      expect((await api(server).delete('/integrations/twitter').set(alice.auth)).status).toBe(204);
+      expect((await integration(alice, 'twitter')).connected).toBe(false);
       const res = await publicPublish(bearer(publishKey), { content_id: item.id, platform: 'twitter' });
       expect([res.status, res.body.code]).toEqual([409, 'integration_not_connected']);
       const fresh = await approvedItem();
@@ -904,6 +998,37 @@ describe('publishing (sandbox mode)', () => {
       expect(workspace.body.days.flatMap((d: Item) => d.scheduled_posts.map((p: Item) => p.id))).toContain(late.id);
       const theirs = await api(server).get('/content/calendar?from=2031-03-09&to=2031-03-15').set(bob.auth);
       expect(theirs.body.days.flatMap((d: Item) => d.scheduled_posts)).toEqual([]);
+    });
+
+    it("shows a published item, and its post, on the day it was published in the character's zone, planned or not", async () => {
+      // UTC+14: its local date differs from UTC's for most of the day.
+      const zone = 'Pacific/Kiritimati';
+      const cal = await createCharacter(alice, { name: 'Kiri', settings: { autopilot: true } });
+      expect((await api(server).patch(`/characters/${cal}`).set(alice.auth).send({ timezone: zone })).status).toBe(200);
+      const [unplanned, planned] = await approvedItems(2, cal);
+      const plannedFor = '2031-03-12T00:00:00.000Z';
+      expect((await api(server).patch(`/content/${planned.id}`).set(alice.auth).send({ planned_for: plannedFor })).status).toBe(200);
+      const posts: Item[] = [];
+      for (const item of [unplanned, planned]) {
+        const post = await scheduleOne(item.id, at(1000));
+        const res = await api(server).post(`/schedule/${post.id}/publish-now`).set(alice.auth);
+        expect(res.status).toBe(200);
+        posts.push(res.body.scheduled_post as Item);
+      }
+      const publishedAt = (await getItem(alice, unplanned.id)).published_at as string;
+      expect(publishedAt).toMatch(ISO);
+      const day = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(publishedAt));
+
+      const res = await api(server).get('/content/calendar').query({ character_id: cal, from: day, to: day }).set(alice.auth);
+      expect([res.status, res.body.timezone, res.body.days.map((d: Item) => d.date)]).toEqual([200, zone, [day]]);
+      expect(res.body.days[0].items.map((i: Item) => i.id).sort()).toEqual([unplanned.id, planned.id].sort());
+      expect(res.body.days[0].items.every((i: Item) => i.status === 'published')).toBe(true);
+      expect(res.body.days[0].scheduled_posts.map((p: Item) => p.id).sort()).toEqual(posts.map((p) => p.id).sort());
+      // Not on the day it was planned for, nor on the day its post had been scheduled for.
+      for (const [from, to] of [['2031-03-09', '2031-03-15'], [at(1000).slice(0, 10), at(1000).slice(0, 10)]]) {
+        const other = await api(server).get('/content/calendar').query({ character_id: cal, from, to }).set(alice.auth);
+        expect([from, other.body.days.flatMap((d: Item) => [...d.items, ...d.scheduled_posts])]).toEqual([from, []]);
+      }
     });
   });
 });

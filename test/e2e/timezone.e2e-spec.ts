@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { api, connectSandbox, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { E2E_MODE } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 
@@ -86,6 +86,8 @@ describe('posting timezone', () => {
     alice = await registerUser(server);
     await setPlan(server, admin, alice.workspace.id, 'agency');
     await grantCredits(server, admin, alice.workspace.id, 500);
+    // Posts are planned only on connected platforms (contract §8): Instagram, in sandbox mode.
+    await connectSandbox(server, alice, 'instagram');
   }, 90_000);
   afterAll(async () => {
     await Promise.all([server?.stop(), worker?.stop()]);

@@ -59,3 +59,17 @@ export async function grantCredits(server: TestServer, admin: { Authorization: s
 export function missingId(prefix: string): string {
   return `${prefix}_01ARZ3NDEKTSV4RRFFQ69G5FAV`;
 }
+
+/** Connects a platform in sandbox mode (no client credentials): auth URL → built-in consent → callback (contract §8). */
+export async function connectSandbox(server: TestServer, user: TestUser, platform: string): Promise<void> {
+  const authUrl = await api(server).get(`/integrations/${platform}/auth-url`).query({ redirect: '/settings/integrations' }).set(user.auth);
+  if (authUrl.status !== 200) throw new Error(`auth-url failed: ${authUrl.status} ${JSON.stringify(authUrl.body)}`);
+  const consent = new URL(authUrl.body.url as string);
+  const back = await root(server).get(`${consent.pathname}${consent.search}`).redirects(0);
+  if (back.status !== 302) throw new Error(`sandbox consent failed: ${back.status} ${JSON.stringify(back.body)}`);
+  const callback = new URL(back.headers.location);
+  const done = await root(server).get(`${callback.pathname}${callback.search}`).redirects(0);
+  if (done.status !== 302 || !new URL(done.headers.location).searchParams.has('connected')) {
+    throw new Error(`callback failed: ${done.status} ${done.headers.location ?? JSON.stringify(done.body)}`);
+  }
+}

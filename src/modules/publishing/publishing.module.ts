@@ -47,7 +47,7 @@ export class PublishingModule implements OnModuleInit {
   onModuleInit(): void {
     this.content.provideCalendarPosts(async (workspaceId, range) => {
       const posts = await this.posts.between(this.ds.manager, workspaceId, range);
-      return posts.map((p) => ({ scheduledAt: p.scheduledAt, body: toScheduledPostBody(p) }));
+      return posts.map((p) => ({ at: p.publishedAt ?? p.scheduledAt, body: toScheduledPostBody(p) }));
     });
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
-/** A scheduled post as the calendar shows it: its instant, and its wire body. */
+/** A scheduled post as the calendar shows it: the instant that places it, and its wire body. */
 export interface CalendarPost {
-  scheduledAt: Date;
+  /** When it was published, else when it is scheduled. */
+  at: Date;
   body: Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import type { ContentItem } from '../domain/content-item.js';
-import { calendarRange, formatDate, localDay } from '../domain/schedule-time.js';
+import { calendarDay, calendarRange, formatDate, localDay } from '../domain/schedule-time.js';
 import { ContentItemRepository, type QueueFilter } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts } from './calendar-posts.js';
 import type { CalendarPost } from './calendar-posts.js';
@@ -52,17 +52,20 @@ export class ContentQueryService {
     return { ...found, items: await this.views.views(workspaceId, found.items) };
   }
 
-  /** Days from `from` to `to` in the character's zone (else the default), each with its planned items. */
+  /**
+   * Days from `from` to `to` in the character's zone (else the default), each with its items (a
+   * published item on its local publish day, the others on their planned day) and scheduled posts.
+   */
   async calendar(workspaceId: string, req: CalendarRequest): Promise<Calendar> {
     const character = req.characterId ? await this.characters.get(workspaceId, req.characterId) : null;
     const timeZone = this.characters.postingTimezone(character);
     const range = calendarRange(req.from, req.to, timeZone, new Date());
     const scope = { startsAt: range.startsAt, endsBefore: range.endsBefore, characterId: req.characterId };
-    const planned = await this.items.listPlanned(this.ds.manager, workspaceId, scope);
-    const views = await this.views.views(workspaceId, planned);
+    const shown = await this.items.listForCalendar(this.ds.manager, workspaceId, scope);
+    const views = await this.views.views(workspaceId, shown);
     const posts = await this.posts.between(workspaceId, scope);
-    const itemsByDay = groupBy(views, (v) => localDay(v.item.plannedFor!, timeZone));
-    const postsByDay = groupBy(posts, (p) => localDay(p.scheduledAt, timeZone));
+    const itemsByDay = groupBy(views, (v) => calendarDay(v.item, timeZone)!);
+    const postsByDay = groupBy(posts, (p) => localDay(p.at, timeZone));
     const days = [];
     for (let day = range.from; day <= range.to; day++) {
       days.push({ date: formatDate(day), items: itemsByDay.get(day) ?? [], scheduledPosts: postsByDay.get(day) ?? [] });

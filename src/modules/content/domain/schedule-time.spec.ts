@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
-import { calendarRange, formatDate, localDay, parseDate, plannedFor, postingHours, startOfWeek, zonedTime } from './schedule-time.js';
+import { calendarDay, calendarRange, formatDate, localDay, parseDate, plannedFor, postingHours, startOfWeek, zonedTime } from './schedule-time.js';
 
 const day = (s: string) => parseDate(s)!;
 
@@ -17,6 +17,16 @@ describe('dates and zones', () => {
     expect(zonedTime(day('2024-03-31'), 8, 0, 'Europe/Berlin').toISOString()).toBe('2024-03-31T06:00:00.000Z');
     expect(zonedTime(day('2024-03-30'), 8, 0, 'Europe/Berlin').toISOString()).toBe('2024-03-30T07:00:00.000Z');
     expect(zonedTime(day('2024-03-10'), 0, 0, 'UTC').toISOString()).toBe('2024-03-10T00:00:00.000Z');
+  });
+
+  it('puts a published item on its local publish day, whatever its plan; others on their planned day', () => {
+    // Published at 23:30 UTC on the 10th: the 11th in Tokyo, the 10th in Denver; planned for the 14th.
+    const published = { publishedAt: new Date('2031-03-10T23:30:00Z'), plannedFor: new Date('2031-03-14T03:00:00Z') };
+    expect(formatDate(calendarDay(published, 'Asia/Tokyo')!)).toBe('2031-03-11');
+    expect(formatDate(calendarDay(published, 'America/Denver')!)).toBe('2031-03-10');
+    expect(formatDate(calendarDay({ publishedAt: published.publishedAt, plannedFor: null }, 'Asia/Tokyo')!)).toBe('2031-03-11');
+    expect(formatDate(calendarDay({ publishedAt: null, plannedFor: published.plannedFor }, 'Asia/Tokyo')!)).toBe('2031-03-14');
+    expect(calendarDay({ publishedAt: null, plannedFor: null }, 'Asia/Tokyo')).toBeNull();
   });
 
   it('finds the local date and the Monday of the local week', () => {

@@ -31,6 +31,20 @@ export function localDay(instant: Date, timeZone: string): number {
   return Date.UTC(p.year, p.month - 1, p.day) / DAY_MS;
 }
 
+/**
+ * The instant that puts an item on the calendar: when it was published, else when it is planned
+ * (null: not on the calendar). A published item shows on its publish day, planned or not.
+ */
+export function calendarInstant(item: { publishedAt: Date | null; plannedFor: Date | null }): Date | null {
+  return item.publishedAt ?? item.plannedFor;
+}
+
+/** The local day an item shows on in the calendar, or null when it shows on none. */
+export function calendarDay(item: { publishedAt: Date | null; plannedFor: Date | null }, timeZone: string): number | null {
+  const at = calendarInstant(item);
+  return at ? localDay(at, timeZone) : null;
+}
+
 /** Monday of the local week that contains `now`. */
 export function startOfWeek(now: Date, timeZone: string): number {
   const today = localDay(now, timeZone);

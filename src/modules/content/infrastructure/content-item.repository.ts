@@ -132,15 +132,19 @@ export class ContentItemRepository {
     return { items: rows.map(fromRow), page: req.page, pageSize: req.pageSize, total: counted[0]?.total ?? 0 };
   }
 
-  /** Items planned within [startsAt, endsBefore), in planned order. */
-  async listPlanned(m: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ContentItem[]> {
+  /**
+   * The calendar's items within [startsAt, endsBefore): a published item by when it was published,
+   * any other by when it is planned; in calendar order.
+   */
+  async listForCalendar(m: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ContentItem[]> {
     const params: unknown[] = [workspaceId, range.startsAt, range.endsBefore];
-    let sql = 'SELECT * FROM content_items WHERE workspace_id = $1 AND planned_for >= $2 AND planned_for < $3';
+    let sql = `SELECT * FROM content_items WHERE workspace_id = $1
+      AND ((published_at >= $2 AND published_at < $3) OR (published_at IS NULL AND planned_for >= $2 AND planned_for < $3))`;
     if (range.characterId) {
       params.push(range.characterId);
       sql += ' AND character_id = $4';
     }
-    const rows: ContentItemRow[] = await m.query(`${sql} ORDER BY planned_for, id LIMIT ${CALENDAR_LIMIT}`, params);
+    const rows: ContentItemRow[] = await m.query(`${sql} ORDER BY COALESCE(published_at, planned_for), id LIMIT ${CALENDAR_LIMIT}`, params);
     return rows.map(fromRow);
   }
 

@@ -22,9 +22,9 @@ export class ContentScheduleController {
 
   @Post('content/:id/schedule')
   @Product()
-  @ApiOperation({ summary: "Schedule an approved or published item on its platform, or on the listed ones (one pending post each)." })
+  @ApiOperation({ summary: "Schedule an approved or published item on its platform, or on the listed ones (one pending post each), each connected.", description: 'scheduled_at up to 60 s in the past is taken as now (published at once); older is 400.' })
   @ApiCreatedResponse({ type: ScheduledPostsEnvelope })
-  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'content_not_approved', 'already_scheduled', 'rate_limited')
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'content_not_approved', 'integration_not_connected', 'already_scheduled', 'rate_limited')
   async scheduleContent(@CurrentCaller() caller: Caller, @Param('id', new IdParam('cnt', 'Content')) id: string, @Body() dto: ScheduleContentDto): Promise<ScheduledPostsEnvelope> {
     const posts = await this.schedule.scheduleContent(caller.workspaceId, id, { scheduledAt: new Date(dto.scheduled_at), platforms: dto.platforms });
     return { scheduled_posts: posts.map(toScheduledPostBody) as never };

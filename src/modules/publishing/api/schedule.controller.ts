@@ -32,7 +32,7 @@ export class ScheduleController {
   @Product()
   @ApiOperation({ summary: "Slots for the character's approved, unscheduled items: good hours of its timezone, 4 h apart per platform." })
   @ApiCreatedResponse({ type: GeneratedScheduleBody })
-  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'already_scheduled', 'rate_limited')
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'already_scheduled', 'rate_limited')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateScheduleDto): Promise<GeneratedScheduleBody> {
     const { timezone, posts } = await this.schedule.generate(caller.workspaceId, {
       characterId: dto.character_id, startDate: new Date(dto.start_date), platforms: dto.platforms, days: dto.days ?? 7,
@@ -62,9 +62,9 @@ export class ScheduleController {
 
   @Patch(':id')
   @Product()
-  @ApiOperation({ summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.' })
+  @ApiOperation({ summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.', description: 'A new scheduled_at up to 60 s in the past is taken as now; older is 400. Rescheduling needs the platform connected; cancelling does not.' })
   @ApiOkResponse({ type: ScheduledPostEnvelope })
-  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'invalid_state_transition', 'rate_limited')
+  @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'invalid_state_transition', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string, @Body() dto: UpdatePostDto) {
     return { scheduled_post: toScheduledPostBody(await this.schedule.update(caller.workspaceId, id, toPostChange(dto))) };
   }

@@ -4,8 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, newId, type Platform } from '../../../core/index.js';
-import { inTransaction } from '../../../platform/database/index.js';
-import { visibleStatus, type Connection, type UsableConnection } from '../domain/connection.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { canPostWith, statusFor, type Connection, type UsableConnection } from '../domain/connection.js';
 import { isInAppPath } from '../domain/redirect-path.js';
 import { ConnectionsRepository } from '../infrastructure/connections.repository.js';
 import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
@@ -131,12 +131,31 @@ export class ConnectionsService {
     return this.view(workspaceId, platform);
   }
 
+  /**
+   * 409 `integration_not_connected` unless posts can go out on each platform (`canPostWith`):
+   * asked when posts are scheduled, before anything is written. Reads only our rows (no platform
+   * call), in the caller's transaction. `name` is the platform as the client spelled it.
+   */
+  async requirePostable(tx: Tx, workspaceId: string, targets: ReadonlyArray<{ name: string; platform: Platform }>): Promise<void> {
+    const now = new Date();
+    const checked = new Set<Platform>();
+    for (const { name, platform } of targets) {
+      if (checked.has(platform)) continue;
+      checked.add(platform);
+      const connection = await this.connections.find(tx, workspaceId, platform);
+      if (!canPostWith(connection, this.clients.mode(platform), now)) {
+        const status = statusFor(connection, this.clients.mode(platform), now);
+        throw new AppError('integration_not_connected', `Connect ${name} first: the workspace's connection is ${status}.`, { platform: name, status });
+      }
+    }
+  }
+
   /** The connection with a usable token, or 409 `integration_not_connected`. */
   async connected(workspaceId: string, platform: Platform): Promise<UsableConnection> {
     try {
       return await this.keeper.usable(workspaceId, platform);
     } catch (err) {
-      if (err instanceof PublishFailure && err.code === 'token_expired') {
+      if (err instanceof PublishFailure && (err.code === 'token_expired' || err.code === 'not_connected')) {
         throw new AppError('integration_not_connected', `Connect ${platform} first: ${err.message}`, { platform });
       }
       throw upstream(platform, err);
@@ -151,7 +170,7 @@ export class ConnectionsService {
 }
 
 function toView(platform: Platform, c: Connection | null, mode: 'live' | 'sandbox'): IntegrationView {
-  const status = c ? visibleStatus(c, new Date()) : 'disconnected';
+  const status = statusFor(c, mode, new Date());
   return {
     platform,
     connected: status === 'connected',

@@ -6,9 +6,11 @@ import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/dat
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
+import { postTimeFor } from '../domain/post-time.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
 import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
+import { ConnectionsService } from './connections.service.js';
 import { PostEvents } from './post-events.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -38,6 +40,7 @@ export class ScheduleService {
     private readonly posts: ScheduledPostsRepository,
     private readonly characters: CharactersFacade,
     private readonly content: ContentFacade,
+    private readonly connections: ConnectionsService,
     private readonly events: PostEvents,
   ) {}
 
@@ -55,6 +58,7 @@ export class ScheduleService {
       const dayStart = zonedInstant(localParts(notBefore, timezone), 0, timezone);
       const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
       const targets = items.map((item) => targetOf(item, requested));
+      await this.connections.requirePostable(tx, workspaceId, targets.flatMap((t) => t.platforms));
       const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone });
       const byId = new Map(items.map((i) => [i.id, i]));
       return this.insert(tx, slots.map((s) => ({
@@ -66,14 +70,18 @@ export class ScheduleService {
     return { timezone, posts: created };
   }
 
-  /** Schedules an approved or published item on its platform, or on the listed ones. */
+  /**
+   * Schedules an approved or published item on its platform, or on the listed ones, each of them
+   * connected. A time up to PAST_SCHEDULE_GRACE_MS ago means now; an older one is refused.
+   */
   async scheduleContent(workspaceId: string, contentId: string, input: { scheduledAt: Date; platforms?: string[] }): Promise<ScheduledPost[]> {
+    const scheduledAt = postTimeFor(input.scheduledAt, new Date());
     const created = await inTransaction(this.ds, async (tx) => {
       const item = await this.publishable(tx, workspaceId, contentId);
-      const names = dedupe(input.platforms ?? [item.platform]);
-      return this.insert(tx, names.map((name) => ({
-        id: newId('sch'), workspaceId, contentId, characterId: item.characterId,
-        platform: name, platformKey: compatiblePlatform(name, item), scheduledAt: input.scheduledAt,
+      const targets = dedupe(input.platforms ?? [item.platform]).map((name) => ({ name, platform: compatiblePlatform(name, item) }));
+      await this.connections.requirePostable(tx, workspaceId, targets);
+      return this.insert(tx, targets.map(({ name, platform }) => ({
+        id: newId('sch'), workspaceId, contentId, characterId: item.characterId, platform: name, platformKey: platform, scheduledAt,
       })));
     });
     await this.events.changed(...created);
@@ -104,14 +112,20 @@ export class ScheduleService {
     return post;
   }
 
-  /** Reschedules and/or cancels a post that is still pending. */
+  /**
+   * Reschedules and/or cancels a post that is still pending. A new time follows the rules of
+   * scheduling: not in the past beyond the grace window, and the platform connected (unless the
+   * post is cancelled in the same request: cancelling works whatever the connection).
+   */
   async update(workspaceId: string, id: string, change: { scheduledAt?: Date; cancel?: boolean }): Promise<ScheduledPost> {
+    const scheduledAt = change.scheduledAt ? postTimeFor(change.scheduledAt, new Date()) : undefined;
     const updated = await inTransaction(this.ds, async (tx) => {
       const post = await this.posts.find(tx, workspaceId, id, { lock: true });
       if (!post) throw AppError.notFound('Scheduled post');
       if (post.status !== 'pending') throw AppError.invalidTransition(post.status, change.cancel ? 'cancel' : 'reschedule');
+      if (scheduledAt && !change.cancel) await this.connections.requirePostable(tx, workspaceId, [{ name: post.platform, platform: post.platformKey }]);
       let current = post;
-      if (change.scheduledAt) current = (await this.posts.reschedule(tx, workspaceId, id, change.scheduledAt))!;
+      if (scheduledAt) current = (await this.posts.reschedule(tx, workspaceId, id, scheduledAt))!;
       if (change.cancel) current = (await this.posts.cancel(tx, workspaceId, id))!;
       return current;
     });

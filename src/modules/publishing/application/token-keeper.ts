@@ -84,7 +84,7 @@ export class TokenKeeper {
 
 function assertConnected(connection: Connection | null, platform: Platform): asserts connection is UsableConnection {
   if (!connection || connection.status === 'disconnected' || !connection.accessToken) {
-    throw new PublishFailure('token_expired', `The workspace is not connected to ${platform}.`);
+    throw new PublishFailure('not_connected', `The workspace is not connected to ${platform}: the connection was removed. Connect it and schedule the post again.`);
   }
   if (connection.status === 'needs_reauth') throw new PublishFailure('token_expired', `The ${platform} connection needs to be made again.`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { needsRefresh, REFRESH_MARGIN_MS, visibleStatus, type ConnectionStatus } from './connection.js';
+import { canPostWith, needsRefresh, REFRESH_MARGIN_MS, statusFor, visibleStatus, type Connection, type ConnectionStatus } from './connection.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const plus = (ms: number) => new Date(NOW.getTime() + ms);
@@ -45,5 +45,30 @@ describe('visibleStatus', () => {
       expect(visibleStatus({ status, expiresAt: plus(-1), refreshToken: null }, NOW)).toBe(status);
       expect(visibleStatus({ status, expiresAt: plus(3600_000), refreshToken: 'r' }, NOW)).toBe(status);
     }
+  });
+});
+
+describe('canPostWith and statusFor', () => {
+  const connection: Connection = {
+    id: 'int_1', workspaceId: 'ws_1', platform: 'instagram', mode: 'sandbox', status: 'connected', accountId: 'a', accountName: 'A',
+    accessToken: 'at', refreshToken: 'rt', expiresAt: plus(3600_000), scopes: [], defaultBoardId: null, connectedAt: NOW, updatedAt: NOW,
+  };
+
+  it('posts on a connection made in the mode the platform runs in', () => {
+    expect(canPostWith(connection, 'sandbox', NOW)).toBe(true);
+    expect(statusFor(connection, 'sandbox', NOW)).toBe('connected');
+    // Expired, but renewable when the post goes out.
+    expect(canPostWith({ ...connection, expiresAt: plus(-1000) }, 'sandbox', NOW)).toBe(true);
+  });
+
+  it('does not post without a connection, on a removed, refused or lapsed one, or one made in the other mode', () => {
+    expect(canPostWith(null, 'sandbox', NOW)).toBe(false);
+    expect(statusFor(null, 'live', NOW)).toBe('disconnected');
+    expect(canPostWith({ ...connection, status: 'disconnected', accessToken: null, refreshToken: null }, 'sandbox', NOW)).toBe(false);
+    expect(canPostWith({ ...connection, status: 'needs_reauth' }, 'sandbox', NOW)).toBe(false);
+    expect(canPostWith({ ...connection, expiresAt: plus(-1000), refreshToken: null }, 'sandbox', NOW)).toBe(false);
+    expect(canPostWith(connection, 'live', NOW)).toBe(false);
+    expect(statusFor(connection, 'live', NOW)).toBe('needs_reauth');
+    expect(statusFor({ ...connection, status: 'disconnected' }, 'live', NOW)).toBe('disconnected');
   });
 });

@@ -49,3 +49,24 @@ export function visibleStatus(connection: Pick<Connection, 'status' | 'expiresAt
   if (connection.status === 'connected' && connection.expiresAt && connection.expiresAt <= now && !connection.refreshToken) return 'expired';
   return connection.status;
 }
+
+/**
+ * The status a client sees for the platform as it runs now (`mode`): a connection made in the
+ * other mode (sandbox, then credentials configured, or the other way) holds tokens this client
+ * cannot use, so it shows as `needs_reauth`.
+ */
+export function statusFor(connection: Pick<Connection, 'status' | 'expiresAt' | 'refreshToken' | 'mode'> | null, mode: ConnectionMode, now: Date): ConnectionStatus {
+  if (!connection) return 'disconnected';
+  if (connection.status !== 'disconnected' && connection.mode !== mode) return 'needs_reauth';
+  return visibleStatus(connection, now);
+}
+
+/**
+ * Whether posts may be scheduled or published on the connection (contract §8): it shows as
+ * `connected` for the platform's current mode and holds a token. A sandbox platform counts only
+ * once its sandbox connection was made. A token near or past expiry still counts while a refresh
+ * token can renew it when the post goes out.
+ */
+export function canPostWith(connection: Connection | null, mode: ConnectionMode, now: Date): boolean {
+  return connection !== null && connection.accessToken !== null && statusFor(connection, mode, now) === 'connected';
+}

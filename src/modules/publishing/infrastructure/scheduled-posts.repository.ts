@@ -211,10 +211,12 @@ export class ScheduledPostsRepository {
     return new Set(rows.map((r) => r.remote_post_id));
   }
 
+  /** The calendar's posts within [startsAt, endsBefore): a published one by when it was published, the others by their schedule. */
   async between(tx: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ScheduledPost[]> {
     const rows: PostRow[] = await tx.query(
-      `SELECT ${COLUMNS} FROM scheduled_posts WHERE workspace_id = $1 AND scheduled_at >= $2 AND scheduled_at < $3
-         AND ($4::text IS NULL OR character_id = $4) AND status <> 'cancelled' ORDER BY scheduled_at LIMIT 1000`,
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE workspace_id = $1
+         AND ((published_at >= $2 AND published_at < $3) OR (published_at IS NULL AND scheduled_at >= $2 AND scheduled_at < $3))
+         AND ($4::text IS NULL OR character_id = $4) AND status <> 'cancelled' ORDER BY COALESCE(published_at, scheduled_at) LIMIT 1000`,
       [workspaceId, range.startsAt, range.endsBefore, range.characterId ?? null],
     );
     return rows.map(toPost);

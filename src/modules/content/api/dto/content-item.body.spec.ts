@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JobRecord } from '../../../../platform/queue/index.js';
 import { newContentItem, type StoredMedia } from '../../domain/content-item.js';
-import { toContentItemBody, toVideoStatusBody } from './content-item.body.js';
+import { toContentItemBody, toOrderedBody, toVideoStatusBody } from './content-item.body.js';
 
 const now = new Date('2030-01-01T00:00:00Z');
 const base = newContentItem(
@@ -29,6 +29,14 @@ describe('content item body', () => {
     expect(body.media).toEqual([{ index: 0, kind: 'video', url: 'http://h/v.mp4', width: 2, height: 3, review_status: 'pending', thumbnail_url: 'http://h/t.png', duration_seconds: 8 }]);
     expect(body.job).toMatchObject({ id: 'job_1', status: 'completed' });
     expect(body.job).not.toHaveProperty('payload');
+  });
+
+  it('a new order answers the item and its job once: the job beside the item, not inside it', () => {
+    const body = toOrderedBody({ item: base, job });
+    expect(Object.keys(body).sort()).toEqual(['item', 'job']);
+    expect(body.item).not.toHaveProperty('job');
+    expect(body.item).toEqual(Object.fromEntries(Object.entries(toContentItemBody(base, job)).filter(([k]) => k !== 'job')));
+    expect(body.job).toMatchObject({ id: 'job_1', status: 'completed' });
   });
 
   it('video status: the video once made, else null', () => {

@@ -19,8 +19,8 @@ export function toMediaBody(m: StoredMedia): Record<string, unknown> {
   return body;
 }
 
-/** The wire shape of a content item (contract §6) plus its current job. */
-export function toContentItemBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
+/** The wire shape of a content item (contract §6), without its job. */
+export function toContentItemFields(item: ContentItem): Record<string, unknown> {
   return {
     id: item.id,
     character_id: item.characterId,
@@ -38,17 +38,21 @@ export function toContentItemBody(item: ContentItem, job: JobRecord | null): Rec
     created_at: item.createdAt.toISOString(),
     updated_at: item.updatedAt.toISOString(),
     published_at: iso(item.publishedAt),
-    job: job ? toJobBody(job) : null,
   };
+}
+
+/** The wire shape of a content item (contract §6) plus its current job, as reads and events show it. */
+export function toContentItemBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
+  return { ...toContentItemFields(item), job: job ? toJobBody(job) : null };
 }
 
 export function toItemBody({ item, job }: ItemView): Record<string, unknown> {
   return toContentItemBody(item, job);
 }
 
-/** A new order: the item and the job that will make it. */
+/** A new order: the item and the job that will make it, the job once (beside the item, not inside it). */
 export function toOrderedBody({ item, job }: Ordered): { item: Record<string, unknown>; job: Record<string, unknown> } {
-  return { item: toContentItemBody(item, job), job: { ...toJobBody(job) } };
+  return { item: toContentItemFields(item), job: { ...toJobBody(job) } };
 }
 
 export function toItemPageBody(page: Page<ItemView>): Record<string, unknown> {
@@ -107,7 +111,8 @@ export class MediaDoc {
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Video media only.' }) duration_seconds?: number | null;
 }
 
-export class ContentItemDoc {
+/** A content item as a new order answers it: its job stands beside it in the envelope. */
+export class NewContentItemDoc {
   @ApiProperty({ example: 'cnt_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
   @ApiProperty() character_id!: string;
   @ApiProperty({ enum: ['queued', 'generating', 'ready', 'approved', 'rejected', 'published', 'failed'] }) status!: string;
@@ -124,6 +129,10 @@ export class ContentItemDoc {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) published_at!: string | null;
+}
+
+/** A content item as reads, lists and socket events show it: with its current job. */
+export class ContentItemDoc extends NewContentItemDoc {
   @ApiProperty({ type: JobDoc, nullable: true, description: 'The item’s current job.' }) job!: JobDoc | null;
 }
 
@@ -132,7 +141,7 @@ export class ItemEnvelope {
 }
 
 export class ItemAndJobEnvelope {
-  @ApiProperty({ type: ContentItemDoc }) item!: ContentItemDoc;
+  @ApiProperty({ type: NewContentItemDoc, description: 'The new item, without a copy of its job (the job is beside it).' }) item!: NewContentItemDoc;
   @ApiProperty({ type: JobDoc }) job!: JobDoc;
 }
 

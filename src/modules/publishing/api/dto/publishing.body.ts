@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PUBLISH_ERROR_CODES } from '../../application/ports/platform-client.js';
 import { CONNECTION_STATUSES } from '../../domain/connection.js';
 import { POST_STATUSES } from '../../domain/scheduled-post.js';
 
 class PostErrorBody {
-  @ApiProperty({ enum: ['token_expired', 'rate_limited', 'content_rejected', 'network_error', 'unconfirmed', 'unknown_error'] }) code!: string;
+  @ApiProperty({ enum: [...PUBLISH_ERROR_CODES], description: 'not_connected: the connection was removed before the post was due.' }) code!: string;
   @ApiProperty() message!: string;
 }
 

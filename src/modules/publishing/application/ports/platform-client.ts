@@ -1,8 +1,11 @@
 import type { PlatformCredentials } from '../../../../config/index.js';
 import type { Platform } from '../../../../core/index.js';
 
-/** The contract's publish error codes (§8). `rate_limited` and `network_error` are retryable. */
-export const PUBLISH_ERROR_CODES = ['token_expired', 'rate_limited', 'content_rejected', 'network_error', 'unconfirmed', 'unknown_error'] as const;
+/**
+ * The contract's publish error codes (§8). `rate_limited` and `network_error` are retryable;
+ * `not_connected`: the workspace's connection to the platform was removed before the post was due.
+ */
+export const PUBLISH_ERROR_CODES = ['token_expired', 'rate_limited', 'content_rejected', 'network_error', 'unconfirmed', 'not_connected', 'unknown_error'] as const;
 export type PublishErrorCode = (typeof PUBLISH_ERROR_CODES)[number];
 
 /**

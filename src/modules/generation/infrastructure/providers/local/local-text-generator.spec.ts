@@ -25,6 +25,17 @@ describe('LocalTextGenerator captions', () => {
     expect(draft.cta.length).toBeGreaterThan(0);
   });
 
+  it('keeps the prompt’s capitalisation, in every style and language', async () => {
+    const prompt = 'Sunrise run in Central Park';
+    for (const language of Object.keys(PHRASEBOOKS)) {
+      const variants = await generator.variants({ ...captionRequest, prompt, language, styles: [...CAPTION_STYLES] });
+      for (const v of variants) expect([language, v.style, v.caption.includes(prompt)]).toEqual([language, v.style, true]);
+      expect((await generator.caption({ ...captionRequest, prompt, language })).caption).toContain(prompt);
+    }
+    const [punchy] = await generator.variants({ ...captionRequest, prompt: 'NYC rooftop garden tour!', styles: ['punchy'] });
+    expect(punchy.caption.startsWith('NYC rooftop garden tour.')).toBe(true);
+  });
+
   it('gives the same text for the same request', async () => {
     expect(await generator.caption(captionRequest)).toEqual(await generator.caption(captionRequest));
     expect(await generator.variants({ ...captionRequest, styles: [...CAPTION_STYLES] })).toEqual(await generator.variants({ ...captionRequest, styles: [...CAPTION_STYLES] }));
@@ -85,6 +96,16 @@ describe('LocalTextGenerator week plans', () => {
   it('weaves every trending topic into the plan', async () => {
     const posts = await generator.planWeek(week);
     for (const topic of week.trendingTopics) expect(posts.some((p) => p.caption.toLowerCase().includes(topic))).toBe(true);
+  });
+
+  it('never reads the guidance as a topic: it is an instruction, not something to write about', async () => {
+    const guidance = 'Keep it upbeat and mention the spring sale';
+    const posts = await generator.planWeek({ ...week, trendingTopics: [], guidance });
+    for (const p of posts) {
+      expect(p.caption.toLowerCase()).not.toContain('keep it upbeat');
+      expect(p.imagePrompt.toLowerCase()).not.toContain('keep it upbeat');
+      expect(p.hashtags).not.toContain('upbeat');
+    }
   });
 
   it('writes the plan in the requested language, deterministically', async () => {

@@ -43,8 +43,8 @@ export class LocalTextGenerator extends TextGenerator {
     const book = phrasebookFor(primaryLanguage(req.language));
     return weekSlots(req).map((slot, index) => {
       const random = seededRandom(seedFrom('plan', req.character.id, req.language, req.guidance, slot.day, slot.slot, slot.platform, slot.trend));
-      const theme = index % 3 === 1 && req.guidance ? req.guidance : book.themes[index % book.themes.length];
-      const topic = slot.trend ?? theme;
+      // Guidance is an instruction to the writer ("keep it upbeat"), never a topic: templates cannot follow it, so they leave it out.
+      const topic = slot.trend ?? book.themes[index % book.themes.length];
       const style = CAPTION_STYLES[index % CAPTION_STYLES.length];
       const text = draft(req.character, topic, style, req.language, random, [slot.trend]);
       return { ...text, day: slot.day, slot: slot.slot, platform: slot.platform, contentType: slot.contentType, imagePrompt: imagePrompt(req.character, topic, slot.contentType) };
@@ -67,12 +67,11 @@ function draft(character: CharacterBrief, prompt: string, style: CaptionStyle, l
 }
 
 /**
- * The prompt as a phrase that reads mid-sentence: no closing punctuation, and a capital that
- * only opened the sentence lowered ("First tomatoes" → "first tomatoes", "NYC" stays).
+ * The prompt as a phrase that reads mid-sentence: no closing punctuation, its capitals as the
+ * user wrote them (a capital may belong to a name: "Central Park", "NYC", "Berlin").
  */
 function asTopic(prompt: string): string {
-  const topic = prompt.trim().replace(/[.!?\s]+$/, '');
-  return /^\p{Lu}\p{Ll}/u.test(topic) ? topic.charAt(0).toLocaleLowerCase() + topic.slice(1) : topic;
+  return prompt.trim().replace(/[.!?\s]+$/, '');
 }
 
 function imagePrompt(character: CharacterBrief, topic: string, contentType: string): string {
