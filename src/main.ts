@@ -11,7 +11,9 @@ import { loadConfigOrExit, logLine, startOrExit } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
-import { AppExceptionFilter, documentErrorResponses, requestId, strictValidationPipe } from './platform/http/index.js';
+import {
+  AppExceptionFilter, documentErrorResponses, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
+} from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 
 export const API_PREFIX = 'api/v1';
@@ -25,16 +27,19 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   assertEveryRouteDeclared(app);
   // Likewise if a route documents an error code the status map lacks.
   documentErrorResponses(app, ERROR_STATUS);
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.use(requestId);
   app.use(accessLog);
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use(express.json({ limit: '1mb' }));
+  app.use(jsonDepthGuard);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
   app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'] });
+  app.use(`/${API_PREFIX}`, noStore);
   app.setGlobalPrefix(API_PREFIX);
-  app.useGlobalFilters(new AppExceptionFilter(ERROR_STATUS));
+  const errors = new AppExceptionFilter(ERROR_STATUS);
+  app.useGlobalFilters(errors);
   app.useGlobalPipes(strictValidationPipe());
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();
@@ -46,7 +51,13 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
     .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
     .build();
-  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, docs), { jsonDocumentUrl: 'api/docs-json' });
+  if (config.apiDocsEnabled) {
+    SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, docs), { jsonDocumentUrl: 'api/docs-json' });
+  }
+  // Routes are mounted by init; the JSON 404 for everything else must come after them.
+  await app.init();
+  const server: express.Express = app.getHttpAdapter().getInstance();
+  server.use(outsideApiNotFound(errors));
   return app;
 }
 

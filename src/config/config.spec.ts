@@ -45,3 +45,30 @@ describe('AppConfig', () => {
     expect(d.runJobsInApi).toBe(true);
   });
 });
+
+describe('AppConfig edge settings', () => {
+  it('trusts loopback proxies by default and reads TRUST_PROXY as Express does', () => {
+    const d = dataDir();
+    expect(new AppConfig({ DATA_DIR: d }).trustProxy).toEqual(['loopback']);
+    expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'FALSE' }).trustProxy).toBe(false);
+    expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, fd00::/8, 172.16.0.0/255.240.0.0' }).trustProxy).toEqual([
+      'loopback', '10.0.0.0/8', '192.168.1.7', 'fd00::/8', '172.16.0.0/255.240.0.0',
+    ]);
+  });
+
+  it('refuses a TRUST_PROXY Express would misread, naming the variable', () => {
+    const d = dataDir();
+    for (const bad of ['yes', '10.0.0.0/33', '300.1.1.1', 'loopback,proxy.example.com', '1000', '::1/129']) {
+      expect(() => new AppConfig({ DATA_DIR: d, TRUST_PROXY: bad })).toThrow(/^TRUST_PROXY must be/);
+    }
+  });
+
+  it('serves the API docs unless API_DOCS_ENABLED is false', () => {
+    const d = dataDir();
+    expect(new AppConfig({ DATA_DIR: d }).apiDocsEnabled).toBe(true);
+    expect(new AppConfig({ DATA_DIR: d, API_DOCS_ENABLED: 'false' }).apiDocsEnabled).toBe(false);
+    expect(() => new AppConfig({ DATA_DIR: d, API_DOCS_ENABLED: 'maybe' })).toThrow(/API_DOCS_ENABLED must be true or false/);
+  });
+});

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
@@ -196,6 +197,41 @@ function platformCredentials(env: Env, platform: PublishPlatform): PlatformCrede
   };
 }
 
+/** What Express's `trust proxy` accepts: a boolean, a hop count, or addresses, subnets and preset names. */
+export type TrustProxy = boolean | number | string[];
+
+const TRUST_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrSubnet(entry: string): boolean {
+  const slash = entry.indexOf('/');
+  const ip = slash === -1 ? entry : entry.slice(0, slash);
+  const family = isIP(ip);
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const range = entry.slice(slash + 1);
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(range) === 4; // IPv4 netmask form, 10.0.0.0/255.0.0.0
+}
+
+/** `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses, subnets and presets. */
+function trustProxy(env: Env, name: string, fallback: string): TrustProxy {
+  const raw = str(env, name, fallback);
+  const lower = raw.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 100) throw new ConfigError(`${name} must be at most 100 hops, got "${raw}"`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.find((e) => !TRUST_PRESETS.has(e) && !isAddressOrSubnet(e));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigError(`${name} must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal, got "${bad ?? raw}"`);
+  }
+  return entries;
+}
+
 function timezone(env: Env, name: string, fallback: string): string {
   const zone = str(env, name, fallback);
   try {
@@ -231,6 +267,10 @@ export class AppConfig {
   readonly appUrl: string;
   readonly publicUrl: string;
   readonly corsOrigins: string[];
+  /** Express's `trust proxy`: whose X-Forwarded-For is believed for the client address. */
+  readonly trustProxy: TrustProxy;
+  /** Serve the Swagger UI and OpenAPI JSON (`/api/docs`, `/api/docs-json`). */
+  readonly apiDocsEnabled: boolean;
   readonly storageDriver: StorageDriver;
   readonly storageDir: string;
   readonly s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicBaseUrl?: string };
@@ -277,6 +317,8 @@ export class AppConfig {
     this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
     this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
     this.corsOrigins = str(env, 'CORS_ORIGINS', this.appUrl).split(',').map((o) => o.trim()).filter(Boolean);
+    this.trustProxy = trustProxy(env, 'TRUST_PROXY', 'loopback');
+    this.apiDocsEnabled = bool(env, 'API_DOCS_ENABLED', true);
     this.storageDriver = oneOf(env, 'STORAGE_DRIVER', 'local', ['local', 's3'] as const);
     this.storageDir = resolve(str(env, 'STORAGE_DIR', join(this.dataDir, 'uploads')));
     if (this.storageDriver === 's3') {

@@ -12,12 +12,20 @@ export interface Page<T> {
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** Highest page number a list answers (contract §2); past it is 400, never an offset PostgreSQL chokes on. */
+export const MAX_PAGE = 1_000_000;
 
+/** Clamped to whole numbers in range, whatever the caller passed (the DTO refuses those with 400). */
 export function pageRequest(page?: number, pageSize?: number): PageRequest {
   return {
-    page: Math.max(1, page ?? 1),
-    pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, pageSize ?? DEFAULT_PAGE_SIZE)),
+    page: clamp(page, 1, MAX_PAGE, 1),
+    pageSize: clamp(pageSize, 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
   };
+}
+
+function clamp(n: number | undefined, min: number, max: number, fallback: number): number {
+  if (n === undefined || !Number.isFinite(n)) return fallback;
+  return Math.min(max, Math.max(min, Math.trunc(n)));
 }
 
 export function offsetOf(req: PageRequest): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { NotFoundException, type ArgumentsHost } from '@nestjs/common';
+import { BadRequestException, NotFoundException, type ArgumentsHost } from '@nestjs/common';
 import { AppError, CORE_ERRORS } from '../../core/index.js';
 import type { ErrorStatusMap } from './error-status.js';
 import { AppExceptionFilter } from './exception.filter.js';
@@ -7,7 +7,7 @@ import { AppExceptionFilter } from './exception.filter.js';
 /** The kernel's codes are all these cases throw; the application's map holds them too. */
 const STATUSES = CORE_ERRORS as Partial<ErrorStatusMap> as ErrorStatusMap;
 
-function run(exception: unknown, statuses: ErrorStatusMap = STATUSES) {
+function run(exception: unknown, statuses: ErrorStatusMap = STATUSES, request: Record<string, unknown> = {}) {
   const sent: { status?: number; body?: any } = {};
   const res = {
     headersSent: false,
@@ -19,7 +19,7 @@ function run(exception: unknown, statuses: ErrorStatusMap = STATUSES) {
       sent.body = b;
     },
   };
-  const req = { id: 'req_test', method: 'GET', path: '/x' };
+  const req = { id: 'req_test', method: 'GET', path: '/x', ...request };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
   new AppExceptionFilter(statuses).catch(exception, host);
   return sent;
@@ -43,6 +43,19 @@ describe('AppExceptionFilter', () => {
 
   it('maps an unknown route to not_found', () => {
     expect(run(new NotFoundException()).body.code).toBe('not_found');
+  });
+
+  it('names the path the client sent, API prefix included, query left out', () => {
+    const out = run(new NotFoundException(), STATUSES, { originalUrl: '/api/v1/nothing/here?token=x', url: '/nothing/here?token=x', path: '/nothing/here' });
+    expect(out.body.message).toBe('No route GET /api/v1/nothing/here.');
+  });
+
+  it('answers malformed JSON with a fixed sentence, not the parser text', () => {
+    const parserError = Object.assign(new SyntaxError('Unexpected token } in JSON at position 9'), { type: 'entity.parse.failed', status: 400 });
+    // How Nest's Express adapter hands it over: a BadRequestException carrying the parser's text.
+    const out = run(new BadRequestException(parserError.message, { cause: parserError }));
+    expect(out.body).toMatchObject({ code: 'validation_failed', message: 'The request body is not valid JSON.' });
+    expect(JSON.stringify(out.body)).not.toMatch(/position|Unexpected/);
   });
 
   it('maps body-parser size and parse errors', () => {

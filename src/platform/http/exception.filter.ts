@@ -25,11 +25,14 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const res = ctx.getResponse<Response>();
-    const req = ctx.getRequest<Request>();
+    this.reply(exception, ctx.getRequest<Request>(), ctx.getResponse<Response>());
+  }
+
+  /** The error body for `exception`; also used by the fallback that answers paths outside the API. */
+  reply(exception: unknown, req: Request, res: Response): void {
     const err = this.toAppError(exception, req);
     if (err.code === 'internal_error') {
-      this.logger.error({ msg: 'unhandled error', request_id: req.id, path: req.path, err: describe(exception) });
+      this.logger.error({ msg: 'unhandled error', request_id: req.id, path: pathSent(req), err: describe(exception) });
     }
     if (res.headersSent) return;
     const status = this.statuses[err.code];
@@ -44,10 +47,16 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown, req: Request): AppError {
     if (exception instanceof AppError) return exception;
+    // Express hands body-parser's errors to Nest, which wraps a JSON syntax error in a 400
+    // HttpException carrying the parser's text; the client gets a fixed sentence instead.
+    const cause = exception instanceof HttpException ? exception.cause : exception;
+    if ((cause as { type?: string } | undefined)?.type === 'entity.parse.failed') {
+      return new AppError('validation_failed', INVALID_JSON);
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code = STATUS_CODE[status];
-      if (status === 404) return new AppError('not_found', `No route ${req.method} ${req.path}.`);
+      if (status === 404) return new AppError('not_found', `No route ${req.method} ${pathSent(req)}.`);
       if (code) return new AppError(code, messageOf(exception));
       return new AppError('internal_error', 'Something went wrong on our side.');
     }
@@ -56,12 +65,20 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') {
       return new AppError('payload_too_large', 'The request body is too large.');
     }
-    if (e?.type === 'entity.parse.failed') return new AppError('validation_failed', 'The body is not valid JSON.');
     if (e?.status && e.status >= 400 && e.status < 500 && STATUS_CODE[e.status]) {
       return new AppError(STATUS_CODE[e.status], 'The request could not be read.');
     }
     return new AppError('internal_error', 'Something went wrong on our side.');
   }
+}
+
+export const INVALID_JSON = 'The request body is not valid JSON.';
+
+/** The path as the client sent it, API prefix included, without the query string. */
+function pathSent(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? req.path;
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
 }
 
 function messageOf(e: HttpException): string {

@@ -7,3 +7,5 @@ export * from './api-docs.js';
 export * from './timestamp.js';
 export * from './error-status.js';
 export * from './controllers.js';
+export * from './input-guard.js';
+export * from './edge.js';

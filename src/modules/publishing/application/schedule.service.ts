@@ -154,8 +154,9 @@ function platformOf(name: string, field = 'platforms'): { name: string; platform
 /** The platform a name means, if it can publish the item's type (contract §6); else 400 on `field`. */
 export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'>, field = 'platforms'): Platform {
   const { platform } = platformOf(name, field);
+  // Named as the client spelled it (`x`, `microblog`), in the message as in the details.
   if (!canPublish(platform, item.contentType)) {
-    throw new AppError('validation_failed', `${platform} cannot publish ${item.contentType} content.`, [{ field, message: `${name} does not take ${item.contentType} content` }]);
+    throw new AppError('validation_failed', `${name} cannot publish ${item.contentType} content.`, [{ field, message: `${name} does not take ${item.contentType} content` }]);
   }
   return platform;
 }

@@ -2,9 +2,12 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { AppError } from '../../../../core/index.js';
-import { PageQueryDto } from '../../../../platform/http/index.js';
+import { PageQueryDto, QueryInt } from '../../../../platform/http/index.js';
 import type { BrowseRequest } from '../../application/marketplace-query.service.js';
-import { SORTS, type ListingSort } from '../../domain/listing.js';
+import { CREDITS_PER_UNIT, PRICE_MAX, SORTS, type ListingSort } from '../../domain/listing.js';
+
+/** The dearest price_credits a listing can have; a bound past it could only overflow the column. */
+const PRICE_MAX_CREDITS = PRICE_MAX * Math.max(...Object.values(CREDITS_PER_UNIT));
 
 /** Trims a query string; an empty one is the same as none. */
 const OptionalText = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() || undefined : value));
@@ -18,12 +21,12 @@ export class BrowseQueryDto extends PageQueryDto {
   @OptionalText() @IsOptional() @IsString() @MaxLength(80)
   niche?: string;
 
-  @ApiPropertyOptional({ minimum: 0, description: 'Lowest price_credits.' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  @ApiPropertyOptional({ minimum: 0, maximum: PRICE_MAX_CREDITS, description: 'Lowest price_credits.' })
+  @IsOptional() @QueryInt() @IsInt() @Min(0) @Max(PRICE_MAX_CREDITS)
   min_price?: number;
 
-  @ApiPropertyOptional({ minimum: 0, description: 'Highest price_credits.' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  @ApiPropertyOptional({ minimum: 0, maximum: PRICE_MAX_CREDITS, description: 'Highest price_credits.' })
+  @IsOptional() @QueryInt() @IsInt() @Min(0) @Max(PRICE_MAX_CREDITS)
   max_price?: number;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 5, example: 4, description: 'Lowest average rating; unrated listings never match.' })
