@@ -41,7 +41,8 @@ describe('content', () => {
     }, timeoutMs, `item ${id} to be ${statuses.join('|')}`);
   const generate = (user: TestUser, body: Record<string, unknown>) =>
     api(server).post('/content/generate').set(user.auth).send({ platform: 'instagram', prompt: 'Sunrise run by the river', ...body });
-  const mediaPath = (url: string) => new URL(url).pathname;
+  // Media URLs are signed: the path and its query (expiry and signature).
+  const mediaPath = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
 
   beforeAll(async () => {
     backing = await createBacking();
