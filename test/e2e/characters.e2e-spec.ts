@@ -424,11 +424,12 @@ describe('characters', () => {
       expect((await api(server).get(`/characters/${full.id}`).set(owner.auth)).body.character.reference_images).toHaveLength(10);
     });
 
-    it('serves unknown or malformed media paths as 404', async () => {
+    it('refuses unsigned unknown or malformed media paths with 403, saying nothing (media URLs are signed)', async () => {
       const base = `http://127.0.0.1:${server.port}/api/v1/media`;
       for (const path of [`/characters/${charId}/ref_01ARZ3NDEKTSV4RRFFQ69G5FAV.png`, '/..%2F..%2Fsecrets.json', '/characters/%2e%2e/%2e%2e/secrets.json', '/a/b.exe', '/x.png', '/characters/.hidden.png']) {
         const res = await fetch(`${base}${path}`);
-        expect([path, res.status]).toEqual([path, 404]);
+        expect([path, res.status]).toEqual([path, 403]);
+        expect(await res.json()).toMatchObject({ code: 'forbidden' });
       }
     });
   });
