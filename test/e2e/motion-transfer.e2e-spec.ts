@@ -160,7 +160,7 @@ describe('motion transfer', () => {
       expect(await balance(owner)).toBe(before - 20);
       const done = await finished(owner, charId, res.body.job.id);
       expect(done.motion_transfer).toMatchObject({ id: mt.id, status: 'completed' });
-      expect(done.motion_transfer.video_url).toMatch(/-out\.[a-z0-9]+$/);
+      expect(done.motion_transfer.video_url).toMatch(/-out\.[a-z0-9]+\?expires=\d+&signature=[\w-]+$/);
     });
 
     it('accepts MP4 and MOV uploads by their bytes whatever the declared type', async () => {
