@@ -84,8 +84,7 @@ export class S3Storage extends Storage {
     return presignV4('GET', url, this.credentials(), date, life);
   }
 
-  /** The address of an object in the store (path style). */
-  objectUrl(key: string): URL {
+  private objectUrl(key: string): URL {
     const path = [this.opts.bucket, ...key.split('/')].map(encodeRfc3986).join('/');
     return new URL(`${this.opts.endpoint}/${path}`);
   }
