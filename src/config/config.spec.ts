@@ -28,6 +28,23 @@ describe('AppConfig', () => {
     );
   });
 
+  it('signs media with MEDIA_SIGNING_KEY when strong and distinct, else with a key derived from JWT_SECRET under its own label', () => {
+    const jwt = 'j'.repeat(40);
+    const enc = 'e'.repeat(40);
+    const base = { NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: jwt, TOKEN_ENCRYPTION_KEY: enc };
+    const derived = new AppConfig(base).mediaSigningKey;
+    expect(derived.length).toBeGreaterThanOrEqual(32);
+    expect(derived).not.toBe(jwt);
+    expect(new AppConfig(base).mediaSigningKey).toBe(derived);
+    expect(new AppConfig({ ...base, JWT_SECRET: 'k'.repeat(40) }).mediaSigningKey).not.toBe(derived);
+    expect(new AppConfig({ ...base, MEDIA_SIGNING_KEY: 'm'.repeat(32) }).mediaSigningKey).toBe('m'.repeat(32));
+    expect(() => new AppConfig({ ...base, MEDIA_SIGNING_KEY: 'short' })).toThrow(new ConfigError('MEDIA_SIGNING_KEY must be at least 32 characters'));
+    expect(() => new AppConfig({ ...base, MEDIA_SIGNING_KEY: jwt })).toThrow(/MEDIA_SIGNING_KEY must differ/);
+    expect(() => new AppConfig({ ...base, MEDIA_SIGNING_KEY: enc })).toThrow(/MEDIA_SIGNING_KEY must differ/);
+    expect(new AppConfig(base).mediaUrlTtlSeconds).toBe(3600);
+    expect(() => new AppConfig({ ...base, MEDIA_URL_TTL_SECONDS: '30' })).toThrow(/MEDIA_URL_TTL_SECONDS must be a whole number from 60/);
+  });
+
   it('names the variable of a bad value', () => {
     const d = dataDir();
     expect(() => new AppConfig({ DATA_DIR: d, PORT: 'eighty' })).toThrow(/PORT must be a whole number/);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -75,6 +75,19 @@ function secret(env: Env, name: string, production: boolean, dataDir: string, mi
     writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 });
   }
   return kept[name];
+}
+
+/**
+ * The key media URLs are signed with: `MEDIA_SIGNING_KEY` when given (as strong as the other secrets
+ * and equal to none of them), else derived from `JWT_SECRET` under its own label, so the two keys
+ * never sign the same thing and a leaked signed URL says nothing about the token key.
+ */
+function mediaSigningKey(env: Env, jwtSecret: string, tokenEncryptionKey: string): string {
+  const given = optional(env, 'MEDIA_SIGNING_KEY');
+  if (given === undefined) return createHmac('sha256', jwtSecret).update('persona-studio/media-url-signing/v1').digest('base64url');
+  if (given.length < 32) throw new ConfigError('MEDIA_SIGNING_KEY must be at least 32 characters');
+  if (given === jwtSecret || given === tokenEncryptionKey) throw new ConfigError('MEDIA_SIGNING_KEY must differ from JWT_SECRET and TOKEN_ENCRYPTION_KEY');
+  return given;
 }
 
 export type StorageDriver = 'local' | 's3';
@@ -264,6 +277,10 @@ export class AppConfig {
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlDays: number;
   readonly tokenEncryptionKey: string;
+  /** HMAC key of signed media URLs. */
+  readonly mediaSigningKey: string;
+  /** Life of the signed media URLs in API answers. */
+  readonly mediaUrlTtlSeconds: number;
   readonly appUrl: string;
   readonly publicUrl: string;
   readonly corsOrigins: string[];
@@ -314,6 +331,8 @@ export class AppConfig {
     this.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86400);
     this.refreshTokenTtlDays = int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365);
     this.tokenEncryptionKey = secret(env, 'TOKEN_ENCRYPTION_KEY', this.production, this.dataDir, 32);
+    this.mediaSigningKey = mediaSigningKey(env, this.jwtSecret, this.tokenEncryptionKey);
+    this.mediaUrlTtlSeconds = int(env, 'MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600);
     this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
     this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
     this.corsOrigins = str(env, 'CORS_ORIGINS', this.appUrl).split(',').map((o) => o.trim()).filter(Boolean);

@@ -48,7 +48,10 @@ describe('characters', () => {
     return req.attach(opts.part ?? 'file', file, { filename: opts.filename ?? 'face.png', contentType: opts.contentType ?? 'image/png' });
   };
   /** Our media URLs name the configured public host; fetch them from the test server instead. */
-  const fetchMedia = (url: string) => fetch(new URL(new URL(url).pathname, server.url));
+  // Media URLs are signed (path and query); the worker may sign with another PUBLIC_URL, so ask this server.
+  const fetchMedia = (url: string) => fetch(new URL(`${new URL(url).pathname}${new URL(url).search}`, server.url));
+  /** A signed URL without its signature: reads minutes apart sign the same file with another expiry. */
+  const bare = (urls: string[]) => urls.map((u) => u.split('?')[0]);
   const jobDone = (user: TestUser, jobId: string) =>
     waitFor(async () => {
       const res = await api(server).get(`/jobs/${jobId}`).set(user.auth);
@@ -342,22 +345,23 @@ describe('characters', () => {
         expect(ref.id).toMatch(/^ref_[0-9A-Z]{26}$/);
         expect(ref.type).toBe(i === 0 ? 'primary' : i === 1 ? 'reference' : 'primary');
         expect([ref.width, ref.height]).toEqual(i === 2 ? [30, 50] : [48, 40]);
-        expect(ref.url).toMatch(new RegExp(`/api/v1/media/characters/${charId}/${ref.id}\\.(png|jpg|webp)$`));
+        expect(ref.url).toMatch(new RegExp(`/api/v1/media/characters/${charId}/${ref.id}\\.(png|jpg|webp)\\?expires=\\d+&signature=[\\w-]+$`));
         seen.push(ref.url);
-        expect(character.reference_images).toEqual(seen);
+        expect(bare(character.reference_images)).toEqual(bare(seen));
         expect(job).toMatchObject({ job_type: 'recompute_face_embedding', status: 'pending', character_id: charId, progress: 0 });
 
         const served = await fetchMedia(ref.url);
         expect(served.status).toBe(200);
         expect(served.headers.get('content-type')).toBe(['image/png', 'image/jpeg', 'image/webp'][i]);
         expect(served.headers.get('x-content-type-options')).toBe('nosniff');
-        expect(served.headers.get('cache-control')).toMatch(/max-age=\d{6,}/);
+        // Private media: never a shared cache, and no longer than the signed URL lives.
+        expect(served.headers.get('cache-control')).toMatch(/^private, max-age=\d{4}$/);
         expect(Buffer.from(await served.arrayBuffer()).equals(images[i])).toBe(true);
 
         const done = await jobDone(owner, job.id);
         expect(done).toMatchObject({ status: 'completed', progress: 100, error: null, result: { reference_images: i + 1, embedded_images: 1, updated: true } });
         const now = (await api(server).get(`/characters/${charId}`).set(owner.auth)).body.character;
-        expect(now.reference_images).toEqual(seen);
+        expect(bare(now.reference_images)).toEqual(bare(seen));
         expect(now.face_embedding_updated_at).toMatch(ISO);
         if (lastEmbeddingAt) expect(now.face_embedding_updated_at > lastEmbeddingAt).toBe(true);
         lastEmbeddingAt = now.face_embedding_updated_at;
@@ -373,7 +377,7 @@ describe('characters', () => {
       const before = (await api(server).get(`/characters/${id}`).set(owner.auth)).body.character;
       const res = await api(server).patch(`/characters/${id}`).set(owner.auth).send({ reference_images: [two.body.reference_image.url] });
       expect(res.status).toBe(200);
-      expect(res.body.character.reference_images).toEqual([two.body.reference_image.url]);
+      expect(bare(res.body.character.reference_images)).toEqual(bare([two.body.reference_image.url]));
       expect((await fetchMedia(one.body.reference_image.url)).status).toBe(404);
       await waitFor(async () => {
         const c = (await api(server).get(`/characters/${id}`).set(owner.auth)).body.character;
@@ -420,12 +424,15 @@ describe('characters', () => {
       expect((await api(server).get(`/characters/${full.id}`).set(owner.auth)).body.character.reference_images).toHaveLength(10);
     });
 
-    it('serves unknown or malformed media paths as 404', async () => {
+    it('refuses unsigned unknown or malformed media paths with 403, saying nothing (media URLs are signed)', async () => {
       const base = `http://127.0.0.1:${server.port}/api/v1/media`;
-      for (const path of [`/characters/${charId}/ref_01ARZ3NDEKTSV4RRFFQ69G5FAV.png`, '/..%2F..%2Fsecrets.json', '/characters/%2e%2e/%2e%2e/secrets.json', '/a/b.exe', '/x.png', '/characters/.hidden.png']) {
+      for (const path of [`/characters/${charId}/ref_01ARZ3NDEKTSV4RRFFQ69G5FAV.png`, '/..%2F..%2Fsecrets.json', '/a/b.exe', '/x.png', '/characters/.hidden.png']) {
         const res = await fetch(`${base}${path}`);
-        expect([path, res.status]).toEqual([path, 404]);
+        expect([path, res.status]).toEqual([path, 403]);
+        expect(await res.json()).toMatchObject({ code: 'forbidden' });
       }
+      // `%2e%2e` segments are dot segments to the URL parser: this one asks for /api/v1/secrets.json, no route.
+      expect((await fetch(`${base}/characters/%2e%2e/%2e%2e/secrets.json`)).status).toBe(404);
     });
   });
 

@@ -43,7 +43,8 @@ describe('content', () => {
     }, timeoutMs, `item ${id} to be ${statuses.join('|')}`);
   const generate = (user: TestUser, body: Record<string, unknown>) =>
     api(server).post('/content/generate').set(user.auth).send({ platform: 'instagram', prompt: 'Sunrise run by the river', ...body });
-  const mediaPath = (url: string) => new URL(url).pathname;
+  // Media URLs are signed: the path and its query (expiry and signature).
+  const mediaPath = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
 
   beforeAll(async () => {
     backing = await createBacking();
@@ -393,7 +394,9 @@ describe('content', () => {
     const file = await fetch(`http://127.0.0.1:${server.port}${mediaPath(status.body.video.url as string)}`);
     expect(file.status).toBe(200);
     const item = await getItem(alice, res.body.item.id);
-    expect(item.media).toEqual([expect.objectContaining({ index: 0, kind: 'video', review_status: 'pending', duration_seconds: 8, thumbnail_url: status.body.video.thumbnail_url })]);
+    // The same thumbnail (its path; the signature's expiry may move on between two reads).
+    expect(item.media).toEqual([expect.objectContaining({ index: 0, kind: 'video', review_status: 'pending', duration_seconds: 8 })]);
+    expect(new URL(item.media[0].thumbnail_url as string).pathname).toBe(new URL(status.body.video.thumbnail_url as string).pathname);
 
     const typeFor = async (platform: string, extra: Record<string, unknown> = {}) => {
       const r = await api(server).post('/content/video/generate').set(alice.auth).send({ character_id: aliceCharacter, platform, scene_description: 'x', ...extra });

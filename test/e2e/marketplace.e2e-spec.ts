@@ -61,7 +61,8 @@ describe('marketplace', () => {
     return res.body.listing;
   };
   const buy = (user: TestUser, id: string) => api(server).post(`/marketplace/${id}/purchase`).set(user.auth);
-  const fetchMedia = (url: string) => fetch(new URL(new URL(url).pathname, server.url));
+  // Media URLs are signed (path and query); the worker may sign with another PUBLIC_URL, so ask this server.
+  const fetchMedia = (url: string) => fetch(new URL(`${new URL(url).pathname}${new URL(url).search}`, server.url));
   const fresh = async (credits = 0, plan = 'agency'): Promise<TestUser> => {
     const u = await registerUser(server);
     if (plan !== 'starter') await setPlan(server, admin, u.workspace.id, plan);

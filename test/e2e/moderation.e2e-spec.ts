@@ -189,7 +189,7 @@ describe('moderation', () => {
     const done = await waitForItem(item.id, ['ready']);
     expect(done.media).toHaveLength(3);
     expect(done.media.every((m: Item) => (m.url as string).includes(res.body.job.id) && m.review_status === 'pending')).toBe(true);
-    for (const url of oldUrls) expect((await fetch(`http://127.0.0.1:${server.port}${new URL(url).pathname}`)).status).toBe(404);
+    for (const url of oldUrls) expect((await fetch(`http://127.0.0.1:${server.port}${new URL(url).pathname}${new URL(url).search}`)).status).toBe(404);
 
     fake.setMode({ kind: 'fail', error: 'model overloaded' });
     const failing = await waitForItem((await generate()).id, ['failed']);

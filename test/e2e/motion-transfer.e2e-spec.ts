@@ -50,7 +50,8 @@ describe('motion transfer', () => {
   const ledger = async (user: TestUser) => (await api(server).get('/billing/ledger?page_size=100').set(user.auth)).body.entries as Array<Record<string, unknown>>;
   const list = (user: TestUser, id: string, query = '') => api(server).get(`/characters/${id}/motion-transfers${query}`).set(user.auth);
   /** Our media URLs name the configured public host; fetch them from the test server instead. */
-  const fetchMedia = (url: string) => fetch(new URL(new URL(url).pathname, server.url));
+  // Media URLs are signed (path and query); the worker may sign with another PUBLIC_URL, so ask this server.
+  const fetchMedia = (url: string) => fetch(new URL(`${new URL(url).pathname}${new URL(url).search}`, server.url));
   const finished = (user: TestUser, id: string, mtId: string) =>
     waitFor(async () => {
       await new Promise((r) => setTimeout(r, 150));
@@ -100,8 +101,8 @@ describe('motion transfer', () => {
       const done = await finished(owner, charId, mt.id);
       expect(done.job).toMatchObject({ id: res.body.job.id, status: 'completed', progress: 100, error: null });
       expect(done.motion_transfer).toMatchObject({ id: mt.id, status: 'completed', error: null, credits_charged: 30 });
-      expect(done.motion_transfer.video_url).toMatch(new RegExp(`/api/v1/media/motion/${mt.id}/${res.body.job.id}-out\\.[a-z0-9]+$`));
-      expect(done.job.result).toMatchObject({ motion_transfer_id: mt.id, video_url: done.motion_transfer.video_url });
+      expect(done.motion_transfer.video_url).toMatch(new RegExp(`/api/v1/media/motion/${mt.id}/${res.body.job.id}-out\\.[a-z0-9]+\\?expires=\\d+&signature=[\\w-]+$`));
+      expect(done.job.result).toEqual({ motion_transfer_id: mt.id, duration_seconds: expect.any(Number) });
       const media = await fetchMedia(done.motion_transfer.video_url);
       expect(media.status).toBe(200);
       expect((await media.arrayBuffer()).byteLength).toBeGreaterThan(0);
@@ -151,7 +152,7 @@ describe('motion transfer', () => {
       expect(res.status).toBe(202);
       const mt = res.body.motion_transfer;
       expect(mt).toMatchObject({ source: 'upload', duration_seconds: 6, aspect_ratio: '16:9', credits_charged: 20, status: 'queued' });
-      expect(mt.reference_video_url).toMatch(new RegExp(`/api/v1/media/motion/${mt.id}/source\\.webm$`));
+      expect(mt.reference_video_url).toMatch(new RegExp(`/api/v1/media/motion/${mt.id}/source\\.webm\\?expires=\\d+&signature=[\\w-]+$`));
       expect(res.body.pricing).toEqual({ credits_per_five_seconds: 10, estimated_credits: 20 });
       const stored = await fetchMedia(mt.reference_video_url);
       expect(stored.status).toBe(200);
@@ -159,7 +160,7 @@ describe('motion transfer', () => {
       expect(await balance(owner)).toBe(before - 20);
       const done = await finished(owner, charId, res.body.job.id);
       expect(done.motion_transfer).toMatchObject({ id: mt.id, status: 'completed' });
-      expect(done.motion_transfer.video_url).toMatch(/-out\.[a-z0-9]+$/);
+      expect(done.motion_transfer.video_url).toMatch(/-out\.[a-z0-9]+\?expires=\d+&signature=[\w-]+$/);
     });
 
     it('accepts MP4 and MOV uploads by their bytes whatever the declared type', async () => {

@@ -15,6 +15,8 @@ type PlatformName = keyof PlatformFakes;
 
 const PLATFORMS: PlatformName[] = ['instagram', 'twitter', 'pinterest', 'tiktok', 'youtube'];
 const VIDEO_PLATFORMS = new Set<PlatformName>(['tiktok', 'youtube']);
+/** Platforms that fetch the media from a URL we give them (the others take an upload). */
+const FETCH_BY_URL = new Set<PlatformName>(['instagram', 'pinterest', 'tiktok']);
 const APP_URL = 'http://app.e2e.test';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -213,7 +215,8 @@ describe('publishing to the platforms in live mode', () => {
       PUBLISH_POLL_TIMEOUT_MS: '3000',
     };
     server = await startServer(backing, env);
-    if (E2E_MODE === 'services') worker = await startWorker(backing, env);
+    // The worker hands platforms signed media URLs of the API: it must know how they reach it.
+    if (E2E_MODE === 'services') worker = await startWorker(backing, { ...env, PUBLIC_URL: `http://127.0.0.1:${server.port}` });
     user = await registerUser(server);
     await grantCredits(server, await loginAdmin(server), user.workspace.id, 1000);
     const res = await api(server).post('/characters').set(user.auth).send({ name: 'Luna', niche: 'gardening', settings: { autopilot: true } });
@@ -263,6 +266,14 @@ describe('publishing to the platforms in live mode', () => {
       const done = await finished(post.id, 'published');
       await expectPublished(p, done, item);
       expect(publishCalls(p)).toHaveLength(1);
+      if (FETCH_BY_URL.has(p)) {
+        // Like the real platform, the fake fetched the media by the signed URL it was given.
+        const fetched = await waitFor(async () => (fake.mediaFetches.length > 0 ? fake.mediaFetches : undefined), 10_000, `${p} to fetch the media`);
+        for (const f of fetched) {
+          expect(f).toMatchObject({ status: 200, nosniff: true });
+          expect(new URL(f.url).searchParams.get('signature')).toMatch(/^[\w-]{43}$/);
+        }
+      }
       if (p === 'pinterest') expect(fake.posts[0].boardId).toBe('1002');
       if (p === 'youtube') {
         // The title is the caption's first line, cut at a word to YouTube's 100 characters.

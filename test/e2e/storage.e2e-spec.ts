@@ -17,7 +17,7 @@ async function makeImage(seed: number): Promise<Buffer> {
 
 /**
  * The S3-compatible storage adapter and the HTTP embedding adapter, end to end: uploads land in
- * a signature-checking fake object store and are served back through our media route; the
+ * a signature-checking fake object store and are served to clients by presigned URLs; the
  * face-embedding job (in a worker process when Redis is there) calls a fake embedding service.
  */
 describe('S3 storage and HTTP embedding', () => {
@@ -74,10 +74,22 @@ describe('S3 storage and HTTP embedding', () => {
     expect(s3.objects.get(key)?.contentType).toBe('image/png');
     expect(s3.requests.every((r) => r.status !== 403)).toBe(true);
 
-    const served = await fetch(new URL(new URL(ref.url).pathname, server.url));
+    // Private media with S3: the answer carries a presigned GET of the object in the store itself.
+    const presigned = new URL(ref.url);
+    expect(`${presigned.origin}${presigned.pathname}`).toBe(`${s3.url}/${s3.bucket}/${key}`);
+    expect(presigned.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect(Number(presigned.searchParams.get('X-Amz-Expires'))).toBeGreaterThanOrEqual(3600);
+    const served = await fetch(ref.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
     expect(Buffer.from(await served.arrayBuffer()).equals(image)).toBe(true);
+    // Unsigned or tampered, the store refuses it; our own media route refuses it unsigned too.
+    expect((await fetch(`${s3.url}/${s3.bucket}/${key}`)).status).toBe(403);
+    expect((await fetch(ref.url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604800'))).status).toBe(403);
+    const plainRoute = await fetch(new URL(`/api/v1/media/${key}`, server.url));
+    expect(plainRoute.status).toBe(403);
+    expect(await plainRoute.json()).toMatchObject({ code: 'forbidden' });
 
     const job = await finished(res.body.job.id);
     expect(job).toMatchObject({ status: 'completed', result: { embedded_images: 1, reference_images: 1, updated: true } });
@@ -88,7 +100,7 @@ describe('S3 storage and HTTP embedding', () => {
     // Deleting the character removes its objects from the store.
     await api(server).delete(`/characters/${character.id}`).set(user.auth).expect(204);
     await waitFor(async () => !s3.objects.has(key), 5_000, 'object removed');
-    expect((await fetch(new URL(new URL(ref.url).pathname, server.url))).status).toBe(404);
+    expect((await fetch(ref.url)).status).toBe(404);
   });
 
   it('fails the job readably when the embedding service keeps failing, and catches up on the next run', async () => {

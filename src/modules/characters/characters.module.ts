@@ -7,6 +7,7 @@ import { ReferenceImagesController } from './api/reference-images.controller.js'
 import { CharacterCloner } from './application/character-cloner.js';
 import { CharacterQuota } from './application/character-quota.js';
 import { CharactersFacade } from './application/characters.facade.js';
+import { CharacterFiles } from './application/character-files.js';
 import { CharactersService } from './application/characters.service.js';
 import { FaceEmbeddingJob } from './application/jobs/face-embedding.job.js';
 import { AppearanceEmbedder } from './application/ports/appearance-embedder.js';
@@ -22,6 +23,7 @@ import { ReferenceImageRepository } from './infrastructure/reference-image.repos
   imports: [TypeOrmModule.forFeature([CharacterEntity, ReferenceImageEntity])],
   controllers: [CharactersController, ReferenceImagesController, PublicCharactersController],
   providers: [
+    CharacterFiles,
     CharacterRepository,
     ReferenceImageRepository,
     CharacterQuota,
@@ -39,6 +41,6 @@ import { ReferenceImageRepository } from './infrastructure/reference-image.repos
           : new LocalAppearanceEmbedder(),
     },
   ],
-  exports: [CharactersFacade],
+  exports: [CharactersFacade, CharacterFiles],
 })
 export class CharactersModule {}

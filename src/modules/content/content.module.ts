@@ -11,6 +11,7 @@ import { PublicContentController } from './api/public-content.controller.js';
 import { CalendarPosts } from './application/calendar-posts.js';
 import { CharacterImages } from './application/character-images.js';
 import { ContentEditingService } from './application/content-editing.service.js';
+import { ContentRemoval } from './application/content-removal.js';
 import { ContentGenerationService } from './application/content-generation.service.js';
 import { ContentQueryService } from './application/content-query.service.js';
 import { ContentEvents, ContentViews } from './application/content-views.js';
@@ -53,6 +54,7 @@ import { StoredCharacterImages } from './infrastructure/stored-character-images.
     ContentGenerationService,
     ContentQueryService,
     ContentEditingService,
+    ContentRemoval,
     ItemReviews,
     ContentFacade,
     ItemGeneration,

@@ -12,6 +12,7 @@ import { CharacterImages } from './application/ports/character-images.js';
 import { ReferenceVideoDownloader } from './application/ports/reference-video-downloader.js';
 import { MotionTransferEntity } from './infrastructure/motion-transfer.entity.js';
 import { MotionTransferRepository } from './infrastructure/motion-transfer.repository.js';
+import { MotionTransferFiles } from './application/motion-transfer-files.js';
 import { SafeReferenceVideoDownloader } from './infrastructure/safe-reference-video-downloader.js';
 import { FacadeCharacterImages } from './infrastructure/facade-character-images.js';
 
@@ -24,6 +25,7 @@ import { FacadeCharacterImages } from './infrastructure/facade-character-images.
     MotionTransferService,
     MotionInputs,
     MotionTransferJob,
+    MotionTransferFiles,
     { provide: CharacterImages, useClass: FacadeCharacterImages },
     { provide: ReferenceVideoDownloader, useClass: SafeReferenceVideoDownloader },
   ],

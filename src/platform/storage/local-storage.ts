@@ -2,16 +2,18 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, readFile, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
+import type { MediaSigner } from './media-signature.js';
 import { assertStorageKey, contentTypeOfKey, isStorageKey, MEDIA_PATH } from './storage-keys.js';
 import { Storage, type ObjectStream, type StoredObject } from './storage.types.js';
 
-/** Files under one root directory, served back by the media route. */
+/** Files under one root directory, served back by the media route to holders of a signed URL. */
 export class LocalStorage extends Storage {
   private readonly root: string;
 
   constructor(
     root: string,
     private readonly publicUrl: string,
+    private readonly signer: MediaSigner,
   ) {
     super();
     this.root = resolve(root);
@@ -57,6 +59,11 @@ export class LocalStorage extends Storage {
 
   urlFor(key: string): string {
     return `${this.publicUrl}${MEDIA_PATH}/${key}`;
+  }
+
+  signedUrl(key: string, expires: number): string {
+    assertStorageKey(key);
+    return `${this.urlFor(key)}?${this.signer.query(key, expires)}`;
   }
 
   private pathOf(key: string): string {

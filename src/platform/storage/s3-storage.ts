@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { assertStorageKey, contentTypeOfKey, isStorageKey, MEDIA_PATH } from './storage-keys.js';
-import { amzDate, encodeRfc3986, EMPTY_PAYLOAD_HASH, sha256Hex, signV4 } from './sigv4.js';
+import { amzDate, encodeRfc3986, EMPTY_PAYLOAD_HASH, presignV4, sha256Hex, signV4, type SigV4Credentials } from './sigv4.js';
 import { Storage, type ObjectStream, type StoredObject } from './storage.types.js';
 
 export interface S3Options {
@@ -9,7 +9,7 @@ export interface S3Options {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
-  /** When set, object URLs point there (a CDN or public bucket); otherwise at our media route. */
+  /** Older records' plain URLs may start here; clients are always given presigned URLs of `endpoint`. */
   publicBaseUrl?: string;
   /** Our own public URL, for the media route. */
   publicUrl: string;
@@ -17,6 +17,9 @@ export interface S3Options {
 }
 
 type FetchFn = typeof fetch;
+
+/** The longest life S3 allows a presigned URL. */
+export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
 /** Any S3-compatible store (AWS, MinIO, R2...), path-style requests signed with SigV4. */
 export class S3Storage extends Storage {
@@ -68,9 +71,26 @@ export class S3Storage extends Storage {
     return this.opts.publicBaseUrl ? `${this.opts.publicBaseUrl}/${key}` : `${this.opts.publicUrl}${MEDIA_PATH}/${key}`;
   }
 
+  /**
+   * A presigned GET of the object itself: clients fetch from the store, never through us. The store is
+   * asked to answer `Cache-Control: private` for no longer than the URL lives.
+   */
+  signedUrl(key: string, expires: number): string {
+    assertStorageKey(key);
+    const date = this.now();
+    const life = Math.min(MAX_PRESIGN_SECONDS, Math.max(1, expires - Math.floor(date.getTime() / 1000)));
+    const url = this.objectUrl(key);
+    url.searchParams.set('response-cache-control', `private, max-age=${life}`);
+    return presignV4('GET', url, this.credentials(), date, life);
+  }
+
   private objectUrl(key: string): URL {
     const path = [this.opts.bucket, ...key.split('/')].map(encodeRfc3986).join('/');
     return new URL(`${this.opts.endpoint}/${path}`);
+  }
+
+  private credentials(): SigV4Credentials {
+    return { accessKeyId: this.opts.accessKeyId, secretAccessKey: this.opts.secretAccessKey, region: this.opts.region, service: 's3' };
   }
 
   private send(method: 'GET' | 'PUT' | 'DELETE', key: string, body?: Buffer, extra: Record<string, string> = {}): Promise<Response> {
@@ -83,11 +103,7 @@ export class S3Storage extends Storage {
       'x-amz-content-sha256': payloadHash,
       ...extra,
     };
-    const authorization = signV4(
-      { method, url, headers, payloadHash },
-      { accessKeyId: this.opts.accessKeyId, secretAccessKey: this.opts.secretAccessKey, region: this.opts.region, service: 's3' },
-      date,
-    );
+    const authorization = signV4({ method, url, headers, payloadHash }, this.credentials(), date);
     const { host: _host, ...sent } = headers;
     return this.fetchFn(url, {
       method,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { amzDate, canonicalRequest, EMPTY_PAYLOAD_HASH, sha256Hex, signV4 } from './sigv4.js';
+import { amzDate, canonicalRequest, EMPTY_PAYLOAD_HASH, presignV4, sha256Hex, signV4 } from './sigv4.js';
 
 describe('SigV4 signing', () => {
   it('matches the AWS S3 documentation example (GET Object with Range)', () => {
@@ -50,5 +50,21 @@ describe('SigV4 signing', () => {
       payloadHash: EMPTY_PAYLOAD_HASH,
     });
     expect(text.split('\n')[2]).toBe('a=1&a=x%20y&b=2');
+  });
+
+  it('presigns as the AWS S3 documentation example (query-string authentication)', () => {
+    const url = presignV4(
+      'GET',
+      new URL('https://examplebucket.s3.amazonaws.com/test.txt'),
+      { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', region: 'us-east-1', service: 's3' },
+      new Date('2013-05-24T00:00:00Z'),
+      86400,
+    );
+    expect(url).toBe(
+      'https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256' +
+        '&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z' +
+        '&X-Amz-Expires=86400&X-Amz-SignedHeaders=host' +
+        '&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+    );
   });
 });

@@ -72,3 +72,27 @@ export function signV4(req: SigV4Request, creds: SigV4Credentials, date: Date): 
   const signature = createHmac('sha256', kSigning).update(stringToSign, 'utf8').digest('hex');
   return `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
 }
+
+/**
+ * A presigned URL (query-string SigV4, `UNSIGNED-PAYLOAD`): whoever holds it may send `method` to
+ * `url` until `expiresSeconds` after `date`. `url` may carry extra query parameters (S3's
+ * `response-*` overrides); they are signed with the rest. The query is written RFC 3986-encoded
+ * (a space as `%20`, never `+`), exactly as it was signed.
+ */
+export function presignV4(method: string, url: URL, creds: SigV4Credentials, date: Date, expiresSeconds: number): string {
+  const stamp = amzDate(date);
+  const day = stamp.slice(0, 8);
+  const scope = `${day}/${creds.region}/${creds.service}/aws4_request`;
+  const signed = new URL(url);
+  signed.searchParams.set('X-Amz-Algorithm', 'AWS4-HMAC-SHA256');
+  signed.searchParams.set('X-Amz-Credential', `${creds.accessKeyId}/${scope}`);
+  signed.searchParams.set('X-Amz-Date', stamp);
+  signed.searchParams.set('X-Amz-Expires', String(expiresSeconds));
+  signed.searchParams.set('X-Amz-SignedHeaders', 'host');
+  const { text } = canonicalRequest({ method, url: signed, headers: { host: signed.host }, payloadHash: 'UNSIGNED-PAYLOAD' });
+  const stringToSign = ['AWS4-HMAC-SHA256', stamp, scope, sha256Hex(text)].join('\n');
+  const kDate = hmac(`AWS4${creds.secretAccessKey}`, day);
+  const kSigning = hmac(hmac(hmac(kDate, creds.region), creds.service), 'aws4_request');
+  const signature = createHmac('sha256', kSigning).update(stringToSign, 'utf8').digest('hex');
+  return `${signed.origin}${signed.pathname}?${canonicalQuery(signed)}&X-Amz-Signature=${signature}`;
+}

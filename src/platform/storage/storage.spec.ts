@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeS3, type FakeS3 } from '../../../test/fakes/s3-server.js';
 import { LocalStorage } from './local-storage.js';
+import { MediaSigner } from './media-signature.js';
 import { S3Storage } from './s3-storage.js';
 import { contentTypeOfKey, isStorageKey } from './storage-keys.js';
 import type { Storage } from './storage.types.js';
@@ -71,7 +72,7 @@ describe('adapters', () => {
     await s3.close();
   });
 
-  behavesLikeStorage('LocalStorage', () => new LocalStorage(dir, 'http://api.test'), () => 'http://api.test/api/v1/media');
+  behavesLikeStorage('LocalStorage', () => new LocalStorage(dir, 'http://api.test', new MediaSigner('k'.repeat(43))), () => 'http://api.test/api/v1/media');
   behavesLikeStorage(
     'S3Storage against a signature-checking fake',
     () => new S3Storage({ endpoint: s3.url, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: 'http://api.test' }),
@@ -87,5 +88,27 @@ describe('adapters', () => {
     const bad = new S3Storage({ endpoint: s3.url, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: 'wrong', publicUrl: 'http://api.test' });
     await expect(bad.put('a/c.png', Buffer.from('x'), 'image/png')).rejects.toThrow(/answered 403 SignatureDoesNotMatch/);
     await expect(bad.get('a/b.webp')).rejects.toThrow(/403/);
+  });
+
+  it('S3Storage presigns GETs the store honours until they expire, with a private cache life', async () => {
+    let now = Date.now();
+    const storage = new S3Storage(
+      { endpoint: s3.url, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: 'http://api.test' },
+      fetch,
+      () => new Date(now),
+    );
+    await storage.put('a/presigned.png', Buffer.from('png bytes'), 'image/png');
+    const url = storage.signedUrl('a/presigned.png', Math.floor(now / 1000) + 120);
+    expect(url).toMatch(/X-Amz-Expires=12\d&/);
+    expect(url).toContain('response-cache-control=private%2C%20max-age%3D12');
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('cache-control')).toMatch(/^private, max-age=12\d$/);
+    expect(Buffer.from(await served.arrayBuffer()).toString()).toBe('png bytes');
+    expect((await fetch(url.replace('a%2Fpresigned', 'a/presigned').replace('presigned.png', 'other.png'))).status).toBe(403);
+    expect((await fetch(url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=999'))).status).toBe(403);
+    now -= 10 * 60_000;
+    const expired = storage.signedUrl('a/presigned.png', Math.floor(now / 1000) + 60);
+    expect((await fetch(expired)).status).toBe(403);
   });
 });

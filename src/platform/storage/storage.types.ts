@@ -11,7 +11,10 @@ export interface ObjectStream {
   size?: number;
 }
 
-/** Where uploaded and generated media live. URLs returned are ours, served back to clients. */
+/**
+ * Where uploaded and generated media live. `urlFor` is an object's plain, unsigned URL: an identifier
+ * records may keep, which serves nothing. Clients get `signedUrl`s, which expire.
+ */
 export abstract class Storage {
   abstract put(key: string, body: Buffer, contentType: string): Promise<StoredObject>;
   abstract get(key: string): Promise<{ body: Buffer; contentType: string } | null>;
@@ -20,6 +23,8 @@ export abstract class Storage {
   /** Removes an object; removing a missing one is not an error. */
   abstract delete(key: string): Promise<void>;
   abstract urlFor(key: string): string;
+  /** A URL that serves the object until `expires` (unix seconds), to whoever holds it. */
+  abstract signedUrl(key: string, expires: number): string;
 
   /** Copies an object to a new key; false when the source does not exist. */
   async copy(from: string, to: string): Promise<StoredObject | null> {

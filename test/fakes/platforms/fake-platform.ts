@@ -47,6 +47,16 @@ export interface RecordedPost {
   extra: Record<string, unknown>;
 }
 
+export interface MediaFetch {
+  url: string;
+  status: number;
+  contentType: string | null;
+  nosniff: boolean;
+  cacheControl: string | null;
+  bytes: Buffer;
+  error?: string;
+}
+
 export interface IssuedToken {
   accessToken: string;
   refreshToken: string | null;
@@ -106,6 +116,8 @@ export class FakePlatform {
   url = '';
   readonly requests: RecordedRequest[] = [];
   readonly posts: RecordedPost[] = [];
+  /** What fetching each media URL a post was given answered (see `fetchMedia`). */
+  readonly mediaFetches: MediaFetch[] = [];
   readonly tokens = new Map<string, IssuedToken>();
   readonly refreshTokens = new Map<string, IssuedToken>();
   /** When true, every refresh-token grant is refused with invalid_grant. */
@@ -144,6 +156,7 @@ export class FakePlatform {
   reset(): void {
     this.posts.length = 0;
     this.requests.length = 0;
+    this.mediaFetches.length = 0;
     this.revoked.length = 0;
     this.refuseRefresh = false;
     this.mode = { kind: 'ok' };
@@ -165,6 +178,24 @@ export class FakePlatform {
 
   requestsTo(path: string, method?: string): RecordedRequest[] {
     return this.requests.filter((r) => r.path === path && (!method || r.method === method));
+  }
+
+  /**
+   * Fetches media by the URLs a post was given, as platforms that publish from a URL (Instagram,
+   * TikTok's pull, Pinterest) do, in the background; each answer lands in `mediaFetches`.
+   */
+  fetchMedia(urls: string[]): void {
+    for (const url of urls) {
+      void (async () => {
+        try {
+          const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+          const bytes = Buffer.from(await res.arrayBuffer());
+          this.mediaFetches.push({ url, status: res.status, contentType: res.headers.get('content-type'), nosniff: res.headers.get('x-content-type-options') === 'nosniff', cacheControl: res.headers.get('cache-control'), bytes });
+        } catch (err) {
+          this.mediaFetches.push({ url, status: 0, contentType: null, nosniff: false, cacheControl: null, bytes: Buffer.alloc(0), error: String(err) });
+        }
+      })();
+    }
   }
 
   /** Records a post; call it from the irreversible route. */

@@ -254,6 +254,7 @@ export class InstagramFake extends FakePlatform {
       mediaUrls: c.urls,
       extra: { media_type: c.mediaType, container: c.id, children: c.children },
     });
+    this.fetchMedia(c.urls);
     this.respond(res, 200, { id: post.id });
   }
 

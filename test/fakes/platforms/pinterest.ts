@@ -158,6 +158,7 @@ function createPin(fake: PinterestFake, req: FakeRequest, res: ServerResponse): 
   const urls = sourceUrls(body.media_source);
   if (typeof urls === 'string') return error(res, 400, 1, `Invalid request body: ${urls}`);
   const id = fake.nextPinId();
+  fake.fetchMedia(urls);
   const post = fake.recordPost({
     id,
     accountId: req.account!,

@@ -157,6 +157,7 @@ function initVideo(fake: TikTokFake, req: FakeRequest, res: ServerResponse): voi
   }
   const job: PublishJob = { publishId: `v_pub_url~v2.${fake.newId()}`, accountId: req.account!, polls: 0 };
   if (!fake.failReason) {
+    fake.fetchMedia([videoUrl]);
     job.post = fake.recordPost({ id: fake.nextPostId(), accountId: req.account!, text: title, mediaUrls: [videoUrl], extra: { privacy, disableComment: body.post_info?.disable_comment, publishId: job.publishId } });
   }
   fake.jobs.set(job.publishId, job);

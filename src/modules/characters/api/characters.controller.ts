@@ -3,8 +3,9 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
-import { CharacterEnvelope, CharacterListBody, toCharacterBody } from './dto/character.body.js';
+import { CharacterEnvelope, CharacterListBody, plainReferenceImages, toCharacterBody, withSignedReferenceImages } from './dto/character.body.js';
 import { CreateCharacterDto, toCharacterInput, UpdateCharacterDto } from './dto/character.dto.js';
 
 const CharacterId = () => new IdParam('char', 'Character');
@@ -13,7 +14,10 @@ const CharacterId = () => new IdParam('char', 'Character');
 @ApiTags('characters')
 @Controller(['characters', 'influencers'])
 export class CharactersController {
-  constructor(private readonly characters: CharactersService) {}
+  constructor(
+    private readonly characters: CharactersService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post()
   @Product()
@@ -21,8 +25,8 @@ export class CharactersController {
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'character_limit_reached')
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateCharacterDto) {
-    const character = await this.characters.create(caller.workspaceId, { ...toCharacterInput(dto), name: dto.name, niche: dto.niche });
-    return { character: toCharacterBody(character) };
+    const character = await this.characters.create(caller.workspaceId, { ...plainReferenceImages(toCharacterInput(dto), this.urls), name: dto.name, niche: dto.niche });
+    return { character: toCharacterBody(character, this.urls) };
   }
 
   @Get()
@@ -32,7 +36,7 @@ export class CharactersController {
   @ApiErrors('unauthorized')
   async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
-    return pageBody('characters', page);
+    return pageBody('characters', { ...page, items: page.items.map((c) => withSignedReferenceImages(c, this.urls)) });
   }
 
   @Get(':id')
@@ -41,7 +45,7 @@ export class CharactersController {
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
-    return { character: toCharacterBody(await this.characters.get(caller.workspaceId, id)) };
+    return { character: toCharacterBody(await this.characters.get(caller.workspaceId, id), this.urls) };
   }
 
   @Patch(':id')
@@ -50,7 +54,7 @@ export class CharactersController {
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
   async update(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: UpdateCharacterDto) {
-    return { character: toCharacterBody(await this.characters.update(caller.workspaceId, id, toCharacterInput(dto))) };
+    return { character: toCharacterBody(await this.characters.update(caller.workspaceId, id, plainReferenceImages(toCharacterInput(dto), this.urls)), this.urls) };
   }
 
   @Post(':id/default')
@@ -60,7 +64,7 @@ export class CharactersController {
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
   async makeDefault(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
-    return { character: toCharacterBody(await this.characters.setDefault(caller.workspaceId, id)) };
+    return { character: toCharacterBody(await this.characters.setDefault(caller.workspaceId, id), this.urls) };
   }
 
   @Post(':id/duplicate')
@@ -69,7 +73,7 @@ export class CharactersController {
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found', 'character_limit_reached')
   async duplicate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
-    return { character: toCharacterBody(await this.characters.duplicate(caller.workspaceId, id)) };
+    return { character: toCharacterBody(await this.characters.duplicate(caller.workspaceId, id), this.urls) };
   }
 
   @Delete(':id')

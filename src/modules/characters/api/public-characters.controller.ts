@@ -3,15 +3,19 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
 import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
-import { CharacterEnvelope, CharacterListBody, toCharacterBody } from './dto/character.body.js';
+import { CharacterEnvelope, CharacterListBody, plainReferenceImages, toCharacterBody, withSignedReferenceImages } from './dto/character.body.js';
 import { CreateCharacterDto, toCharacterInput } from './dto/character.dto.js';
 
 /** The agency public API: the same bodies as the product routes, reached with an API key. */
 @ApiTags('public')
 @Controller('public/characters')
 export class PublicCharactersController {
-  constructor(private readonly characters: CharactersService) {}
+  constructor(
+    private readonly characters: CharactersService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post()
   @PublicApi('characters:write')
@@ -19,8 +23,8 @@ export class PublicCharactersController {
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'character_limit_reached')
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateCharacterDto) {
-    const character = await this.characters.create(caller.workspaceId, { ...toCharacterInput(dto), name: dto.name, niche: dto.niche });
-    return { character: toCharacterBody(character) };
+    const character = await this.characters.create(caller.workspaceId, { ...plainReferenceImages(toCharacterInput(dto), this.urls), name: dto.name, niche: dto.niche });
+    return { character: toCharacterBody(character, this.urls) };
   }
 
   @Get()
@@ -30,6 +34,6 @@ export class PublicCharactersController {
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope')
   async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size));
-    return pageBody('characters', page);
+    return pageBody('characters', { ...page, items: page.items.map((c) => withSignedReferenceImages(c, this.urls)) });
   }
 }

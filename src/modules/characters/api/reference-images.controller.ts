@@ -4,6 +4,7 @@ import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from 
 import { AppError, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MAX_REFERENCE_IMAGE_BYTES, ReferenceImagesService } from '../application/reference-images.service.js';
 import { ReferenceImageUploadBody, toCharacterBody, toReferenceImageBody } from './dto/character.body.js';
@@ -20,7 +21,10 @@ interface UploadedPart {
 @ApiTags('characters')
 @Controller(['characters', 'influencers'])
 export class ReferenceImagesController {
-  constructor(private readonly referenceImages: ReferenceImagesService) {}
+  constructor(
+    private readonly referenceImages: ReferenceImagesService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post(':id/reference-images')
   @Product()
@@ -53,8 +57,8 @@ export class ReferenceImagesController {
     }
     const result = await this.referenceImages.upload(caller.workspaceId, id, file.buffer, dto.type);
     return {
-      reference_image: toReferenceImageBody(result.referenceImage),
-      character: toCharacterBody(result.character),
+      reference_image: toReferenceImageBody(result.referenceImage, this.urls),
+      character: toCharacterBody(result.character, this.urls),
       job: toJobBody(result.job),
     };
   }

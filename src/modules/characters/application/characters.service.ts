@@ -9,6 +9,7 @@ import type { CharacterJson } from '../infrastructure/character-json.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 import { CharacterCloner } from './character-cloner.js';
+import { CharacterFiles } from './character-files.js';
 import { CharacterQuota } from './character-quota.js';
 
 /** Use cases on characters of the caller's workspace. */
@@ -20,6 +21,7 @@ export class CharactersService {
     private readonly images: ReferenceImageRepository,
     private readonly quota: CharacterQuota,
     private readonly cloner: CharacterCloner,
+    private readonly files: CharacterFiles,
     private readonly jobs: Jobs,
   ) {}
 
@@ -86,14 +88,19 @@ export class CharactersService {
     );
   }
 
-  /** Deletes the character, its reference images (rows, then bytes), and through foreign keys its content and posts. */
+  /**
+   * Deletes the character, its reference images, and through foreign keys its content, motion
+   * transfers and posts; then, once that committed and before answering, every file of theirs
+   * (best effort, a failure logged): signed URLs still in someone's hands find nothing.
+   */
   async delete(workspaceId: string, id: string): Promise<void> {
     const keys = await inTransaction(this.ds, async (tx) => {
       const current = await this.characters.find(tx, workspaceId, id, { lock: true });
       if (!current) throw AppError.notFound('Character');
       const images = await this.images.listForCharacter(tx, workspaceId, id);
+      const owned = await this.files.keysOf(tx, workspaceId, id);
       await this.characters.delete(tx, workspaceId, id);
-      return images.map((i) => i.storageKey);
+      return [...images.map((i) => i.storageKey), ...owned];
     });
     await this.cloner.removeQuietly(keys);
   }

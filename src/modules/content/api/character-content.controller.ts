@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
 import { toJobBody } from '../../../platform/queue/index.js';
@@ -19,6 +20,7 @@ export class CharacterContentController {
   constructor(
     private readonly generation: ContentGenerationService,
     private readonly query: ContentQueryService,
+    private readonly urls: MediaUrls,
   ) {}
 
   @Get('queue')
@@ -27,7 +29,7 @@ export class CharacterContentController {
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async queue(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterQueueQueryDto) {
-    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(id, q), pageRequest(q.page, q.page_size)));
+    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(id, q), pageRequest(q.page, q.page_size)), this.urls);
   }
 
   @Get('calendar')
@@ -36,7 +38,7 @@ export class CharacterContentController {
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async calendar(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterCalendarQueryDto) {
-    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: id }));
+    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: id }), this.urls);
   }
 
   @Post('generate-week')

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RealtimePublisher } from '../../../platform/realtime/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentEvents, type ItemView } from '../application/content-views.js';
 import { toContentItemBody } from './dto/content-item.body.js';
 
@@ -8,13 +9,16 @@ import { toContentItemBody } from './dto/content-item.body.js';
 export class ContentEventsPublisher extends ContentEvents {
   private readonly logger = new Logger('Content');
 
-  constructor(private readonly publisher: RealtimePublisher) {
+  constructor(
+    private readonly publisher: RealtimePublisher,
+    private readonly urls: MediaUrls,
+  ) {
     super();
   }
 
   async itemChanged(workspaceId: string, { item, job }: ItemView): Promise<void> {
     try {
-      await this.publisher.publish(workspaceId, { type: 'content.updated', item: toContentItemBody(item, job) });
+      await this.publisher.publish(workspaceId, { type: 'content.updated', item: toContentItemBody(item, job, this.urls) });
     } catch (err) {
       this.logger.warn({ msg: 'content event not published', workspace_id: workspaceId, content_id: item.id, err: String(err) });
     }

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IndexParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
 import { ContentId } from './content.controller.js';
 import { ItemAndVariantsDoc, toItemBody, toVariantBody, VariantsDoc } from './dto/content-item.body.js';
@@ -12,7 +13,10 @@ import { CreateVariantsDto } from './dto/edit.dto.js';
 @ApiTags('content')
 @Controller('content/:id/variants')
 export class ContentVariantsController {
-  constructor(private readonly editing: ContentEditingService) {}
+  constructor(
+    private readonly editing: ContentEditingService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post()
   @Product()
@@ -39,6 +43,6 @@ export class ContentVariantsController {
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked')
   async select(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Param('idx', new IndexParam('Variant')) idx: number) {
     const { view, variants } = await this.editing.selectVariant(caller.workspaceId, id, idx);
-    return { item: toItemBody(view), variants: variants.map(toVariantBody) };
+    return { item: toItemBody(view, this.urls), variants: variants.map(toVariantBody) };
   }
 }

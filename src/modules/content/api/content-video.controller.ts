@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
 import { ItemAndJobEnvelope, toOrderedBody, toVideoStatusBody, VideoStatusDoc } from './dto/content-item.body.js';
@@ -15,6 +16,7 @@ export class ContentVideoController {
   constructor(
     private readonly generation: ContentGenerationService,
     private readonly query: ContentQueryService,
+    private readonly urls: MediaUrls,
   ) {}
 
   @Post('generate')
@@ -24,7 +26,7 @@ export class ContentVideoController {
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateVideoDto) {
-    return toOrderedBody(await this.generation.generateVideo(caller.workspaceId, toGenerateVideoRequest(dto)));
+    return toOrderedBody(await this.generation.generateVideo(caller.workspaceId, toGenerateVideoRequest(dto)), this.urls);
   }
 
   @Get(':id/status')
@@ -34,6 +36,6 @@ export class ContentVideoController {
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async status(@CurrentCaller() caller: Caller, @Param('id', new IdParam('cnt', 'Video')) id: string) {
     const { item, job } = await this.query.videoStatus(caller.workspaceId, id);
-    return toVideoStatusBody(item, job);
+    return toVideoStatusBody(item, job, this.urls);
   }
 }

@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
+import { ContentRemoval } from '../application/content-removal.js';
 import { ContentQueryService } from '../application/content-query.service.js';
 import {
   CalendarDoc,
@@ -33,6 +35,8 @@ export class ContentController {
     private readonly generation: ContentGenerationService,
     private readonly query: ContentQueryService,
     private readonly editing: ContentEditingService,
+    private readonly urls: MediaUrls,
+    private readonly removal: ContentRemoval,
   ) {}
 
   @Post('generate')
@@ -41,7 +45,7 @@ export class ContentController {
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
-    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)));
+    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)), this.urls);
   }
 
   @Post('generate-week')
@@ -60,7 +64,7 @@ export class ContentController {
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async queue(@CurrentCaller() caller: Caller, @Query() q: QueueQueryDto) {
-    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(q.character_id, q), pageRequest(q.page, q.page_size)));
+    return toItemPageBody(await this.query.queue(caller.workspaceId, toQueueFilter(q.character_id, q), pageRequest(q.page, q.page_size)), this.urls);
   }
 
   @Get('calendar')
@@ -69,7 +73,7 @@ export class ContentController {
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async calendar(@CurrentCaller() caller: Caller, @Query() q: CalendarQueryDto) {
-    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: q.character_id }));
+    return toCalendarBody(await this.query.calendar(caller.workspaceId, { from: q.from, to: q.to, characterId: q.character_id }), this.urls);
   }
 
   @Get(':id')
@@ -78,7 +82,7 @@ export class ContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
-    return { item: toItemBody(await this.query.get(caller.workspaceId, id)) };
+    return { item: toItemBody(await this.query.get(caller.workspaceId, id), this.urls) };
   }
 
   @Patch(':id')
@@ -87,6 +91,16 @@ export class ContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async update(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string, @Body() dto: UpdateContentDto) {
-    return { item: toItemBody(await this.editing.update(caller.workspaceId, id, toContentEdit(dto))) };
+    return { item: toItemBody(await this.editing.update(caller.workspaceId, id, toContentEdit(dto)), this.urls) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Product()
+  @ApiOperation({ summary: 'Delete a content item, its posts and its media files (409 while it is queued or generating).' })
+  @ApiNoContentResponse()
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
+  async remove(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string): Promise<void> {
+    await this.removal.delete(caller.workspaceId, id);
   }
 }

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
 import { ContentQueryService } from '../application/content-query.service.js';
 import { ContentId } from './content.controller.js';
@@ -16,6 +17,7 @@ export class PublicContentController {
   constructor(
     private readonly generation: ContentGenerationService,
     private readonly query: ContentQueryService,
+    private readonly urls: MediaUrls,
   ) {}
 
   @Post('generate')
@@ -24,7 +26,7 @@ export class PublicContentController {
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found', 'insufficient_credits')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateContentDto) {
-    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)));
+    return toOrderedBody(await this.generation.generateImage(caller.workspaceId, toGenerateImageRequest(dto)), this.urls);
   }
 
   @Get('content/:id')
@@ -33,6 +35,6 @@ export class PublicContentController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string) {
-    return { item: toItemBody(await this.query.get(caller.workspaceId, id)) };
+    return { item: toItemBody(await this.query.get(caller.workspaceId, id), this.urls) };
   }
 }

@@ -26,6 +26,11 @@ export interface StoredMedia {
   durationSeconds?: number;
 }
 
+/** Every storage key a media list holds, thumbnails included. */
+export function mediaKeysOf(media: readonly StoredMedia[]): string[] {
+  return media.flatMap((m) => (m.thumbnailKey ? [m.key, m.thumbnailKey] : [m.key]));
+}
+
 export interface Variant {
   index: number;
   style: string;

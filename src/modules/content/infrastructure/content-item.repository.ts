@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
 import { jsonParam, SqlParams, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
-import type { ContentItem, ContentStatus } from '../domain/content-item.js';
+import { mediaKeysOf, type ContentItem, type ContentStatus, type StoredMedia } from '../domain/content-item.js';
 import { ContentItemEntity } from './content-item.entity.js';
 
 export type ContentItemChanges = Partial<Omit<ContentItem, 'id' | 'workspaceId' | 'characterId' | 'createdAt'>>;
@@ -105,6 +105,19 @@ export class ContentItemRepository {
       [workspaceId, id],
     );
     return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async delete(m: Tx, workspaceId: string, id: string): Promise<void> {
+    await m.query('DELETE FROM content_items WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  }
+
+  /** The storage keys of every item of a character, for removing its files when it is deleted. */
+  async mediaKeysOfCharacter(m: Tx, workspaceId: string, characterId: string): Promise<string[]> {
+    const rows: Array<{ media: StoredMedia[] | null }> = await m.query(
+      'SELECT media FROM content_items WHERE workspace_id = $1 AND character_id = $2',
+      [workspaceId, characterId],
+    );
+    return rows.flatMap((r) => mediaKeysOf(r.media ?? []));
   }
 
   async update(m: Tx, workspaceId: string, id: string, changes: ContentItemChanges): Promise<void> {

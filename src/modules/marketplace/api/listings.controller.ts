@@ -3,16 +3,25 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
 import { ListingsService } from '../application/listings.service.js';
 import { ListingEnvelope, toListingBody } from './dto/marketplace.body.js';
 import { CreateListingDto, toListingEdit, toListingInput, UpdateListingDto } from './dto/listing.dto.js';
 
+/** Preview URLs a seller sent (possibly signed ones it was given), as the listing keeps them. */
+function plainPreviews<T extends { previewImages?: string[] }>(input: T, urls: MediaUrls): T {
+  return input.previewImages ? { ...input, previewImages: input.previewImages.map((u) => urls.plain(u)) } : input;
+}
+
 /** A seller's listings. Session only: API keys are refused by `@Product()`. */
 @ApiTags('marketplace')
 @Controller('marketplace/listings')
 export class ListingsController {
-  constructor(private readonly listings: ListingsService) {}
+  constructor(
+    private readonly listings: ListingsService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post()
   @Product()
@@ -21,7 +30,7 @@ export class ListingsController {
   @ApiCreatedResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'listing_exists', 'rate_limited')
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateListingDto): Promise<ListingEnvelope> {
-    return { listing: toListingBody(await this.listings.create(caller.workspaceId, toListingInput(body))) };
+    return { listing: toListingBody(await this.listings.create(caller.workspaceId, plainPreviews(toListingInput(body), this.urls)), this.urls) };
   }
 
   @Put(':id')
@@ -30,7 +39,7 @@ export class ListingsController {
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string, @Body() body: UpdateListingDto): Promise<ListingEnvelope> {
-    return { listing: toListingBody(await this.listings.update(caller.workspaceId, id, toListingEdit(body))) };
+    return { listing: toListingBody(await this.listings.update(caller.workspaceId, id, plainPreviews(toListingEdit(body), this.urls)), this.urls) };
   }
 
   @Delete(':id')

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { MarketplaceQueryService } from '../application/marketplace-query.service.js';
 import { MyListingsBody, MyPurchasesBody, toListingBody, toPurchaseBody, toSellerListingBody } from './dto/marketplace.body.js';
 
@@ -10,7 +11,10 @@ import { MyListingsBody, MyPurchasesBody, toListingBody, toPurchaseBody, toSelle
 @ApiTags('marketplace')
 @Controller('marketplace')
 export class MarketplaceLibraryController {
-  constructor(private readonly query: MarketplaceQueryService) {}
+  constructor(
+    private readonly query: MarketplaceQueryService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Get('my-listings')
   @Product()
@@ -20,7 +24,7 @@ export class MarketplaceLibraryController {
   async myListings(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<MyListingsBody> {
     const page = await this.query.mine(caller.workspaceId, pageRequest(q.page, q.page_size));
     return {
-      listings: page.items.map(toSellerListingBody),
+      listings: page.items.map((l) => toSellerListingBody(l, this.urls)),
       page: page.page,
       page_size: page.pageSize,
       total: page.total,
@@ -36,7 +40,7 @@ export class MarketplaceLibraryController {
   async myPurchases(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<MyPurchasesBody> {
     const page = await this.query.library(caller.workspaceId, pageRequest(q.page, q.page_size));
     return {
-      purchases: page.items.map(({ purchase, listing }) => ({ ...toPurchaseBody(purchase), listing: toListingBody(listing) })),
+      purchases: page.items.map(({ purchase, listing }) => ({ ...toPurchaseBody(purchase), listing: toListingBody(listing, this.urls) })),
       page: page.page,
       page_size: page.pageSize,
       total: page.total,

@@ -3,13 +3,14 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
 import { MarketplaceQueryService } from '../application/marketplace-query.service.js';
 import { PurchaseService } from '../application/purchase.service.js';
 import { ReviewsService } from '../application/reviews.service.js';
 import { BrowseQueryDto, toBrowseRequest } from './dto/browse.query.js';
 import {
-  ListingEnvelope, ListingPageBody, PurchaseResultBody, ReviewResultBody, toListingBody, toPurchaseResultBody, toReviewBody,
+  ListingEnvelope, ListingPageBody, PurchaseResultBody, ReviewResultBody, toListingBody, toPurchaseResultBody, toReviewBody, withSignedPreviews,
 } from './dto/marketplace.body.js';
 import { CreateReviewDto } from './dto/review.dto.js';
 
@@ -21,6 +22,7 @@ export class MarketplaceController {
     private readonly query: MarketplaceQueryService,
     private readonly purchases: PurchaseService,
     private readonly reviews: ReviewsService,
+    private readonly urls: MediaUrls,
   ) {}
 
   @Get()
@@ -30,7 +32,7 @@ export class MarketplaceController {
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async browse(@Query() q: BrowseQueryDto): Promise<ListingPageBody> {
     const page = await this.query.browse(toBrowseRequest(q), pageRequest(q.page, q.page_size));
-    return { listings: page.items, page: page.page, page_size: page.pageSize, total: page.total };
+    return { listings: page.items.map((l) => withSignedPreviews(l, this.urls)), page: page.page, page_size: page.pageSize, total: page.total };
   }
 
   @Get(':id')
@@ -39,7 +41,7 @@ export class MarketplaceController {
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async get(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<ListingEnvelope> {
-    return { listing: await this.query.get(caller.workspaceId, id) };
+    return { listing: withSignedPreviews(await this.query.get(caller.workspaceId, id), this.urls) };
   }
 
   @Post(':id/purchase')
@@ -51,7 +53,7 @@ export class MarketplaceController {
   @ApiCreatedResponse({ type: PurchaseResultBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'cannot_purchase_own_listing', 'listing_unavailable', 'already_purchased', 'character_limit_reached', 'insufficient_credits', 'rate_limited')
   async purchase(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<PurchaseResultBody> {
-    return toPurchaseResultBody(await this.purchases.purchase(caller.workspaceId, id));
+    return toPurchaseResultBody(await this.purchases.purchase(caller.workspaceId, id), this.urls);
   }
 
   @Post(':id/reviews')
@@ -62,6 +64,6 @@ export class MarketplaceController {
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'forbidden', 'invalid_state_transition', 'rate_limited')
   async review(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string, @Body() body: CreateReviewDto): Promise<ReviewResultBody> {
     const { review, listing } = await this.reviews.review(caller, id, { rating: body.rating, comment: body.comment || null });
-    return { review: toReviewBody(review), listing: toListingBody(listing) };
+    return { review: toReviewBody(review), listing: toListingBody(listing, this.urls) };
   }
 }

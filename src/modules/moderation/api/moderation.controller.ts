@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, IndexParam } from '../../../platform/http/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import { ItemAndJobEnvelope, ItemEnvelope, toItemBody, toOrderedBody } from '../../content/index.js';
 import { ModerationService } from '../application/moderation.service.js';
 import { RejectContentDto } from './dto/reject.dto.js';
@@ -15,7 +16,10 @@ const MediaIndex = () => new IndexParam('Media');
 @ApiTags('moderation')
 @Controller(['characters/:id/content/:contentId', 'influencers/:id/content/:contentId'])
 export class ModerationController {
-  constructor(private readonly moderation: ModerationService) {}
+  constructor(
+    private readonly moderation: ModerationService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post('approve')
   @HttpCode(200)
@@ -24,7 +28,7 @@ export class ModerationController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async approve(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
-    return { item: toItemBody(await this.moderation.approve(caller.workspaceId, id, contentId)) };
+    return { item: toItemBody(await this.moderation.approve(caller.workspaceId, id, contentId), this.urls) };
   }
 
   @Post('reject')
@@ -39,7 +43,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Body() dto: RejectContentDto,
   ) {
-    return { item: toItemBody(await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined)) };
+    return { item: toItemBody(await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined), this.urls) };
   }
 
   @Post('regenerate')
@@ -49,7 +53,7 @@ export class ModerationController {
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'insufficient_credits')
   async regenerate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
-    return toOrderedBody(await this.moderation.regenerate(caller.workspaceId, id, contentId));
+    return toOrderedBody(await this.moderation.regenerate(caller.workspaceId, id, contentId), this.urls);
   }
 
   @Post('media/:mediaIndex/approve')
@@ -64,7 +68,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve')) };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve'), this.urls) };
   }
 
   @Post('media/:mediaIndex/reject')
@@ -79,6 +83,6 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject')) };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject'), this.urls) };
   }
 }

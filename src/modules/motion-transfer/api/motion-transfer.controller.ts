@@ -5,6 +5,7 @@ import { AppError, pageBody, pageRequest, type Caller } from '../../../core/inde
 import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
+import { MediaUrls } from '../../../platform/storage/index.js';
 import type { MotionSourceInput, MotionTransferWithJob } from '../application/motion-transfer.service.js';
 import { MotionTransferService } from '../application/motion-transfer.service.js';
 import { MAX_REFERENCE_VIDEO_BYTES } from '../domain/motion-transfer.js';
@@ -24,7 +25,10 @@ interface UploadedPart {
 @ApiTags('motion-transfer')
 @Controller(['characters', 'influencers'])
 export class MotionTransferController {
-  constructor(private readonly transfers: MotionTransferService) {}
+  constructor(
+    private readonly transfers: MotionTransferService,
+    private readonly urls: MediaUrls,
+  ) {}
 
   @Post(':id/motion-transfer')
   @HttpCode(202)
@@ -64,7 +68,7 @@ export class MotionTransferController {
     const source = sourceOf(dto, files);
     const started = await this.transfers.start(caller.workspaceId, id, { source, durationSeconds: dto.duration_seconds, aspectRatio: dto.aspect_ratio });
     return {
-      ...envelope(started),
+      ...envelope(started, this.urls),
       pricing: { credits_per_five_seconds: started.pricing.creditsPerFiveSeconds, estimated_credits: started.pricing.estimatedCredits },
     };
   }
@@ -75,7 +79,7 @@ export class MotionTransferController {
   @ApiOkResponse({ type: MotionTransferEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('jobId') ref: string) {
-    return envelope(await this.transfers.get(caller.workspaceId, id, ref));
+    return envelope(await this.transfers.get(caller.workspaceId, id, ref), this.urls);
   }
 
   @Get(':id/motion-transfers')
@@ -85,12 +89,12 @@ export class MotionTransferController {
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async list(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() query: PageQueryDto) {
     const page = await this.transfers.list(caller.workspaceId, id, pageRequest(query.page, query.page_size));
-    return pageBody('motion_transfers', { ...page, items: page.items.map(toMotionTransferBody) });
+    return pageBody('motion_transfers', { ...page, items: page.items.map((mt) => toMotionTransferBody(mt, this.urls)) });
   }
 }
 
-function envelope(r: MotionTransferWithJob): { motion_transfer: Record<string, unknown>; job: Record<string, unknown> } {
-  return { motion_transfer: toMotionTransferBody(r.motionTransfer), job: { ...toJobBody(r.job) } };
+function envelope(r: MotionTransferWithJob, urls: MediaUrls): { motion_transfer: Record<string, unknown>; job: Record<string, unknown> } {
+  return { motion_transfer: toMotionTransferBody(r.motionTransfer, urls), job: { ...toJobBody(r.job) } };
 }
 
 /** Exactly one source: a URL in the body, or one file part named `video`. */

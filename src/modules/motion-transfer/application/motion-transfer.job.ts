@@ -117,6 +117,7 @@ function transferIdOf(job: JobRecord<'motion_transfer'>): string {
   return typeof id === 'string' ? id : '';
 }
 
+/** No URLs: a job's result is kept, and media URLs are signed per read (the motion transfer shows them). */
 function resultOf(mt: MotionTransfer): Record<string, unknown> {
-  return { motion_transfer_id: mt.id, video_url: mt.videoUrl, thumbnail_url: mt.thumbnailUrl, duration_seconds: mt.durationSeconds };
+  return { motion_transfer_id: mt.id, duration_seconds: mt.durationSeconds };
 }

@@ -280,7 +280,7 @@ describe('MotionTransferJob', () => {
       thumbnailKey: `motion/${mt.id}/${job.id}-thumb.png`,
       error: null,
     });
-    expect(result).toEqual({ motion_transfer_id: mt.id, video_url: done.videoUrl, thumbnail_url: done.thumbnailUrl, duration_seconds: 15 });
+    expect(result).toEqual({ motion_transfer_id: mt.id, duration_seconds: 15 });
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(s.downloads).toEqual(['https://x.example/a.mp4']);
     expect(s.generated[0]).toMatchObject({ jobId: job.id, durationSeconds: 15, aspectRatio: '9:16', characterImage: { bytes: PNG, contentType: 'image/png' }, referenceVideo: { bytes: MP4, contentType: 'video/mp4' } });

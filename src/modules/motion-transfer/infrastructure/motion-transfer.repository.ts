@@ -60,6 +60,15 @@ export class MotionTransferRepository {
   }
 
   /** Records where the downloaded driving video was stored; only while the transfer is unfinished. */
+  /** The storage keys of every motion transfer of a character. */
+  async fileKeysOfCharacter(m: Tx, workspaceId: string, characterId: string): Promise<string[]> {
+    const rows: Array<{ source_key: string | null; video_key: string | null; thumbnail_key: string | null }> = await m.query(
+      'SELECT source_key, video_key, thumbnail_key FROM motion_transfers WHERE workspace_id = $1 AND character_id = $2',
+      [workspaceId, characterId],
+    );
+    return rows.flatMap((r) => [r.source_key, r.video_key, r.thumbnail_key].filter((k): k is string => !!k));
+  }
+
   async saveSource(m: Tx, workspaceId: string, id: string, sourceKey: string): Promise<void> {
     await m.getRepository(MotionTransferEntity).update(
       { id, workspaceId, status: In(['queued', 'processing']) },

@@ -1,5 +1,5 @@
 import type { ContentItem } from '../../content/index.js';
-import type { Storage } from '../../../platform/storage/index.js';
+import { PUBLISH_MEDIA_URL_TTL_SECONDS, type MediaUrls, type Storage } from '../../../platform/storage/index.js';
 import type { UsableConnection } from '../domain/connection.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
 import { PublishFailure, type PublishMedia, type PublishRequest } from './ports/platform-client.js';
@@ -22,10 +22,14 @@ export function postTitle(item: Pick<ContentItem, 'caption' | 'imagePrompt'>): s
   return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : cut.length)}…`;
 }
 
-/** The platform-neutral request for one post of an item, its media readable from our storage. */
-export function toPublishRequest(post: ScheduledPost, item: ContentItem, connection: UsableConnection, storage: Storage): PublishRequest {
+/**
+ * The platform-neutral request for one post of an item, its media readable from our storage, or by
+ * a signed URL that lives long enough for a platform that fetches by URL (Instagram, TikTok,
+ * Pinterest) to do so, however late it gets round to it.
+ */
+export function toPublishRequest(post: ScheduledPost, item: ContentItem, connection: UsableConnection, storage: Storage, urls: MediaUrls): PublishRequest {
   const media: PublishMedia[] = item.media.map((m) => ({
-    url: m.url,
+    url: urls.sign(m.key, PUBLISH_MEDIA_URL_TTL_SECONDS),
     contentType: m.contentType,
     kind: m.kind,
     read: async () => {

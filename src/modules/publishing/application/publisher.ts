@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
-import { Storage } from '../../../platform/storage/index.js';
+import { MediaUrls, Storage } from '../../../platform/storage/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
@@ -46,6 +46,7 @@ export class Publisher {
     private readonly keeper: TokenKeeper,
     private readonly clients: PlatformClients,
     private readonly storage: Storage,
+    private readonly urls: MediaUrls,
     private readonly events: PostEvents,
   ) {}
 
@@ -112,7 +113,7 @@ export class Publisher {
       throw new PublishFailure('content_rejected', `${post.platformKey} cannot publish ${item.contentType} content.`);
     }
     const connection = await this.keeper.usable(post.workspaceId, post.platformKey);
-    return { client: this.clients.get(post.platformKey), request: toPublishRequest(post, item, connection, this.storage) };
+    return { client: this.clients.get(post.platformKey), request: toPublishRequest(post, item, connection, this.storage, this.urls) };
   }
 
   /** Sends the post; a token the platform refuses is renewed once and the post sent again (nothing was made). */

@@ -1,13 +1,34 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { Character, ReferenceImage } from '../../domain/character.js';
 
+/**
+ * A character's reference image URLs as a client sees them: its own uploads (files in its folder)
+ * signed afresh, other URLs as given. Only the character's own folder is signed, so listing another
+ * workspace's plain media URL gets nobody a signed one.
+ */
+export function signedReferenceImages(characterId: string, kept: string[], urls: MediaUrls): string[] {
+  const owned = [`characters/${characterId}/`];
+  return kept.map((u) => urls.signKept(u, owned));
+}
+
+/** A list row's wire shape (built by the repository) with its reference images signed. */
+export function withSignedReferenceImages<T extends { id: string; reference_images: string[] }>(row: T, urls: MediaUrls): T {
+  return { ...row, reference_images: signedReferenceImages(row.id, row.reference_images, urls) };
+}
+
+/** Reference image URLs a client sent back (possibly signed ones it was given), as the record keeps them. */
+export function plainReferenceImages<T extends { referenceImages?: string[] }>(input: T, urls: MediaUrls): T {
+  return input.referenceImages ? { ...input, referenceImages: input.referenceImages.map((u) => urls.plain(u)) } : input;
+}
+
 /** The wire shape of a character (contract §5). The face embedding itself never leaves the service. */
-export function toCharacterBody(c: Character): Record<string, unknown> {
+export function toCharacterBody(c: Character, urls: MediaUrls): Record<string, unknown> {
   return {
     id: c.id,
     name: c.name,
     niche: c.niche,
-    reference_images: c.referenceImages,
+    reference_images: signedReferenceImages(c.id, c.referenceImages, urls),
     autopilot: c.autopilot,
     face_consistency_tier: c.faceConsistencyTier,
     lora_training_status: c.loraTrainingStatus,
@@ -28,8 +49,8 @@ export function toCharacterBody(c: Character): Record<string, unknown> {
   };
 }
 
-export function toReferenceImageBody(r: ReferenceImage): Record<string, unknown> {
-  return { id: r.id, url: r.url, type: r.type, width: r.width, height: r.height, created_at: r.createdAt.toISOString() };
+export function toReferenceImageBody(r: ReferenceImage, urls: MediaUrls): Record<string, unknown> {
+  return { id: r.id, url: urls.sign(r.storageKey), type: r.type, width: r.width, height: r.height, created_at: r.createdAt.toISOString() };
 }
 
 // Documentation shapes for the OpenAPI document.
@@ -56,7 +77,7 @@ export class CharacterBody {
   @ApiProperty({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() niche!: string;
-  @ApiProperty({ type: [String], description: 'Image URLs, uploads included.' }) reference_images!: string[];
+  @ApiProperty({ type: [String], description: 'Image URLs, uploads included (uploads as signed URLs that expire; fresh ones on every read).' }) reference_images!: string[];
   @ApiProperty() autopilot!: boolean;
   @ApiProperty({ example: 'ip_adapter' }) face_consistency_tier!: string;
   @ApiProperty({ example: 'none' }) lora_training_status!: string;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { pageBody, type Page } from '../../../../core/index.js';
 import { toJobBody, type JobRecord } from '../../../../platform/queue/index.js';
+import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { Ordered } from '../../application/content-generation.service.js';
 import type { Calendar } from '../../application/content-query.service.js';
 import type { ItemView } from '../../application/content-views.js';
@@ -8,19 +9,20 @@ import type { ContentItem, StoredMedia, Variant } from '../../domain/content-ite
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function toMediaBody(m: StoredMedia): Record<string, unknown> {
+/** A medium as clients see it: its URLs signed afresh from the stored keys (records keep no signed URL). */
+export function toMediaBody(m: StoredMedia, urls: MediaUrls): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    index: m.index, kind: m.kind, url: m.url, width: m.width, height: m.height, review_status: m.reviewStatus,
+    index: m.index, kind: m.kind, url: urls.sign(m.key), width: m.width, height: m.height, review_status: m.reviewStatus,
   };
   if (m.kind === 'video') {
-    body.thumbnail_url = m.thumbnailUrl ?? null;
+    body.thumbnail_url = urls.signOrNull(m.thumbnailKey);
     body.duration_seconds = m.durationSeconds ?? null;
   }
   return body;
 }
 
 /** The wire shape of a content item (contract §6), without its job. */
-export function toContentItemFields(item: ContentItem): Record<string, unknown> {
+export function toContentItemFields(item: ContentItem, urls: MediaUrls): Record<string, unknown> {
   return {
     id: item.id,
     character_id: item.characterId,
@@ -31,7 +33,7 @@ export function toContentItemFields(item: ContentItem): Record<string, unknown> 
     caption: item.caption,
     hashtags: item.hashtags,
     cta: item.cta,
-    media: item.media.map(toMediaBody),
+    media: item.media.map((m) => toMediaBody(m, urls)),
     variants_locked: item.variantsLocked,
     planned_for: iso(item.plannedFor),
     rejection_reason: item.rejectionReason,
@@ -42,29 +44,29 @@ export function toContentItemFields(item: ContentItem): Record<string, unknown> 
 }
 
 /** The wire shape of a content item (contract §6) plus its current job, as reads and events show it. */
-export function toContentItemBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
-  return { ...toContentItemFields(item), job: job ? toJobBody(job) : null };
+export function toContentItemBody(item: ContentItem, job: JobRecord | null, urls: MediaUrls): Record<string, unknown> {
+  return { ...toContentItemFields(item, urls), job: job ? toJobBody(job) : null };
 }
 
-export function toItemBody({ item, job }: ItemView): Record<string, unknown> {
-  return toContentItemBody(item, job);
+export function toItemBody({ item, job }: ItemView, urls: MediaUrls): Record<string, unknown> {
+  return toContentItemBody(item, job, urls);
 }
 
 /** A new order: the item and the job that will make it, the job once (beside the item, not inside it). */
-export function toOrderedBody({ item, job }: Ordered): { item: Record<string, unknown>; job: Record<string, unknown> } {
-  return { item: toContentItemFields(item), job: { ...toJobBody(job) } };
+export function toOrderedBody({ item, job }: Ordered, urls: MediaUrls): { item: Record<string, unknown>; job: Record<string, unknown> } {
+  return { item: toContentItemFields(item, urls), job: { ...toJobBody(job) } };
 }
 
-export function toItemPageBody(page: Page<ItemView>): Record<string, unknown> {
-  return pageBody('items', { ...page, items: page.items.map(toItemBody) });
+export function toItemPageBody(page: Page<ItemView>, urls: MediaUrls): Record<string, unknown> {
+  return pageBody('items', { ...page, items: page.items.map((v) => toItemBody(v, urls)) });
 }
 
-export function toCalendarBody(c: Calendar): Record<string, unknown> {
+export function toCalendarBody(c: Calendar, urls: MediaUrls): Record<string, unknown> {
   return {
     from: c.from,
     to: c.to,
     timezone: c.timezone,
-    days: c.days.map((d) => ({ date: d.date, items: d.items.map(toItemBody), scheduled_posts: d.scheduledPosts.map((p) => p.body) })),
+    days: c.days.map((d) => ({ date: d.date, items: d.items.map((v) => toItemBody(v, urls)), scheduled_posts: d.scheduledPosts.map((p) => p.body) })),
   };
 }
 
@@ -73,14 +75,14 @@ export function toVariantBody(v: Variant): Record<string, unknown> {
 }
 
 /** The video status route's view of a video item (contract §6). */
-export function toVideoStatusBody(item: ContentItem, job: JobRecord | null): Record<string, unknown> {
+export function toVideoStatusBody(item: ContentItem, job: JobRecord | null, urls: MediaUrls): Record<string, unknown> {
   const video = item.media.find((m) => m.kind === 'video');
   return {
     id: item.id,
     status: item.status,
     job: job ? toJobBody(job) : null,
     video: video
-      ? { url: video.url, thumbnail_url: video.thumbnailUrl ?? null, duration_seconds: video.durationSeconds ?? item.video?.durationSeconds ?? null, aspect_ratio: item.video?.aspectRatio ?? null }
+      ? { url: urls.sign(video.key), thumbnail_url: urls.signOrNull(video.thumbnailKey), duration_seconds: video.durationSeconds ?? item.video?.durationSeconds ?? null, aspect_ratio: item.video?.aspectRatio ?? null }
       : null,
   };
 }

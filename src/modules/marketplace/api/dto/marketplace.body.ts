@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { MediaUrls } from '../../../../platform/storage/index.js';
 import { CharacterBody, toCharacterBody } from '../../../characters/index.js';
 import type { PurchaseResult } from '../../application/purchase.service.js';
 import { CURRENCIES, LICENSE_TYPES, LISTING_STATUSES, shownPreviews, type Listing } from '../../domain/listing.js';
@@ -92,7 +93,20 @@ export class ReviewResultBody {
   @ApiProperty({ type: ListingBody, description: 'The listing with its new rating.' }) listing!: ListingBody;
 }
 
-export function toListingBody(l: Listing): ListingBody {
+/**
+ * A listing's previews as a client sees them: the template's image copies (the listing's folder) and
+ * the seller's own character's uploads signed afresh, other URLs as the seller gave them.
+ */
+export function withSignedPreviews<T extends { id: string; character_id: string; preview_images: string[] }>(listing: T, urls: MediaUrls): T {
+  const owned = [`marketplace/${listing.id}/`, `characters/${listing.character_id}/`];
+  return { ...listing, preview_images: listing.preview_images.map((u) => urls.signKept(u, owned)) };
+}
+
+export function toListingBody(l: Listing, urls: MediaUrls): ListingBody {
+  return withSignedPreviews(toPlainListingBody(l), urls);
+}
+
+function toPlainListingBody(l: Listing): ListingBody {
   return {
     id: l.id,
     character_id: l.characterId,
@@ -114,8 +128,8 @@ export function toListingBody(l: Listing): ListingBody {
   };
 }
 
-export function toSellerListingBody(l: Listing): SellerListingBody {
-  return { ...toListingBody(l), credits_earned: l.creditsEarned };
+export function toSellerListingBody(l: Listing, urls: MediaUrls): SellerListingBody {
+  return { ...toListingBody(l, urls), credits_earned: l.creditsEarned };
 }
 
 export function toPurchaseBody(p: Purchase): PurchaseBody {
@@ -129,8 +143,8 @@ export function toPurchaseBody(p: Purchase): PurchaseBody {
   };
 }
 
-export function toPurchaseResultBody(r: PurchaseResult): PurchaseResultBody {
-  return { purchase: toPurchaseBody(r.purchase), character: toCharacterBody(r.character) as unknown as CharacterBody, credits_balance: r.creditsBalance };
+export function toPurchaseResultBody(r: PurchaseResult, urls: MediaUrls): PurchaseResultBody {
+  return { purchase: toPurchaseBody(r.purchase), character: toCharacterBody(r.character, urls) as unknown as CharacterBody, credits_balance: r.creditsBalance };
 }
 
 export function toReviewBody(r: Review): ReviewBody {

@@ -1,19 +1,20 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { MediaUrls } from '../../../../platform/storage/index.js';
 import { MOTION_ASPECT_RATIOS, MOTION_TRANSFER_STATUSES, type MotionTransfer } from '../../domain/motion-transfer.js';
 
-/** The wire shape of a motion transfer. Storage keys stay inside the service. */
-export function toMotionTransferBody(mt: MotionTransfer): Record<string, unknown> {
+/** The wire shape of a motion transfer, its stored files as URLs signed afresh from their keys. */
+export function toMotionTransferBody(mt: MotionTransfer, urls: MediaUrls): Record<string, unknown> {
   return {
     id: mt.id,
     character_id: mt.characterId,
     job_id: mt.jobId,
     status: mt.status,
     source: mt.source,
-    reference_video_url: mt.referenceVideoUrl,
+    reference_video_url: mt.source === 'upload' && mt.sourceKey ? urls.sign(mt.sourceKey) : mt.referenceVideoUrl,
     duration_seconds: mt.durationSeconds,
     aspect_ratio: mt.aspectRatio,
-    video_url: mt.videoUrl,
-    thumbnail_url: mt.thumbnailUrl,
+    video_url: urls.signOrNull(mt.videoKey),
+    thumbnail_url: urls.signOrNull(mt.thumbnailKey),
     credits_charged: mt.creditsCharged,
     error: mt.error ? { code: mt.error.code, message: mt.error.message } : null,
     created_at: mt.createdAt.toISOString(),
