@@ -23,7 +23,7 @@ describe('AppConfig', () => {
   });
 
   it('requires secrets in production', () => {
-    expect(() => new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(
+    expect(() => new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), DATABASE_URL: 'postgres://db/app' })).toThrow(
       new ConfigError('JWT_SECRET is required when NODE_ENV=production'),
     );
   });
@@ -31,7 +31,7 @@ describe('AppConfig', () => {
   it('signs media with MEDIA_SIGNING_KEY when strong and distinct, else with a key derived from JWT_SECRET under its own label', () => {
     const jwt = 'j'.repeat(40);
     const enc = 'e'.repeat(40);
-    const base = { NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: jwt, TOKEN_ENCRYPTION_KEY: enc };
+    const base = { DATA_DIR: dataDir(), JWT_SECRET: jwt, TOKEN_ENCRYPTION_KEY: enc };
     const derived = new AppConfig(base).mediaSigningKey;
     expect(derived.length).toBeGreaterThanOrEqual(32);
     expect(derived).not.toBe(jwt);
@@ -43,6 +43,63 @@ describe('AppConfig', () => {
     expect(() => new AppConfig({ ...base, MEDIA_SIGNING_KEY: enc })).toThrow(/MEDIA_SIGNING_KEY must differ/);
     expect(new AppConfig(base).mediaUrlTtlSeconds).toBe(3600);
     expect(() => new AppConfig({ ...base, MEDIA_URL_TTL_SECONDS: '30' })).toThrow(/MEDIA_URL_TTL_SECONDS must be a whole number from 60/);
+  });
+
+  describe('in production', () => {
+    const strong = {
+      JWT_SECRET: 'Qm9Vq7Xr2Lw8Tz4Np6Hs1Kd3Fg5Jc0Ab',
+      TOKEN_ENCRYPTION_KEY: 'vT3nR8pW1xK6mZ4qL9sD2fH7jB5cG0yE',
+    };
+    const prod = (env: Record<string, string>) => () =>
+      new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), DATABASE_URL: 'postgres://db/app', ...strong, ...env });
+
+    it('starts with a database URL and strong, distinct secrets', () => {
+      const c = prod({})();
+      expect(c.production).toBe(true);
+      expect(c.jwtSecret).toBe(strong.JWT_SECRET);
+    });
+
+    it('refuses to start without DATABASE_URL, in one line naming it', () => {
+      expect(() => new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), ...strong })).toThrow(
+        new ConfigError('DATABASE_URL is required when NODE_ENV=production (the embedded PGlite database is for development only)'),
+      );
+    });
+
+    it.each([
+      ['short', 'Qm9Vq7Xr2Lw8Tz4Np6Hs1Kd3Fg5', /JWT_SECRET must be at least 32 characters/],
+      ['one repeated character', 'a'.repeat(48), /JWT_SECRET is too weak for production: it must use at least 8 different characters/],
+      ['a small alphabet', 'abcabcabddcabcabcabcabdcbabcabcaccab', /JWT_SECRET is too weak .* at least 8 different characters/],
+      ['a shorter string repeated', 'Xk3!pQ9z'.repeat(5), /JWT_SECRET is too weak for production: it must not be a shorter string repeated/],
+      ['a placeholder', 'please-change-me-before-going-live-2025', /JWT_SECRET is too weak .* placeholder "changeme"/],
+      ['the word secret', 'my-Super-SECRET-jwt-signing-key-for-prod', /JWT_SECRET is too weak .* placeholder "secret"/],
+    ])('refuses a weak JWT_SECRET: %s', (_what, value, message) => {
+      expect(prod({ JWT_SECRET: value })).toThrow(message);
+    });
+
+    it('refuses a weak TOKEN_ENCRYPTION_KEY, without printing it', () => {
+      const value = 'ThisIsOurPassword!ThisIsOurPassword!x';
+      expect(prod({ TOKEN_ENCRYPTION_KEY: value })).toThrow(/^TOKEN_ENCRYPTION_KEY is too weak for production: it must not contain the placeholder "password"/);
+      expect(prod({ TOKEN_ENCRYPTION_KEY: value })).not.toThrow(value);
+    });
+
+    it('refuses two secrets with the same value, naming both', () => {
+      expect(prod({ MEDIA_SIGNING_KEY: 'a'.repeat(40) })).toThrow(/MEDIA_SIGNING_KEY is too weak for production/);
+      expect(prod({ TOKEN_ENCRYPTION_KEY: strong.JWT_SECRET })).toThrow(
+        new ConfigError('JWT_SECRET and TOKEN_ENCRYPTION_KEY must not be equal: give each secret its own value'),
+      );
+      expect(prod({ ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: strong.TOKEN_ENCRYPTION_KEY })).toThrow(
+        /TOKEN_ENCRYPTION_KEY and ADMIN_PASSWORD must not be equal/,
+      );
+      expect(prod({ INSTAGRAM_CLIENT_ID: 'ig', INSTAGRAM_CLIENT_SECRET: 'shared-client-secret-value', TIKTOK_CLIENT_ID: 'tt', TIKTOK_CLIENT_SECRET: 'shared-client-secret-value' })).toThrow(
+        /INSTAGRAM_CLIENT_SECRET and TIKTOK_CLIENT_SECRET must not be equal/,
+      );
+    });
+
+    it('keeps development and tests free of the production rules', () => {
+      const dev = new AppConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'a'.repeat(32), TOKEN_ENCRYPTION_KEY: 'a'.repeat(32) });
+      expect(dev.databaseUrl).toBeUndefined();
+      expect(dev.jwtSecret).toBe(dev.tokenEncryptionKey);
+    });
   });
 
   it('names the variable of a bad value', () => {

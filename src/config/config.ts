@@ -59,11 +59,33 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, values: re
   return raw as T;
 }
 
-/** Secrets unset in development are generated once and kept in DATA_DIR; production must set them. */
+/** Words that mark a value someone meant to replace; a production key containing one is refused. */
+const PLACEHOLDER_WORDS = ['changeme', 'replaceme', 'secret', 'password', 'passwd', 'example', 'placeholder', 'default', 'letmein', 'qwerty'];
+const MIN_DISTINCT_CHARACTERS = 8;
+
+/**
+ * Why a key we sign or encrypt with is too weak for production, or undefined. The rule: at least
+ * `minLength` characters, at least 8 different ones, not a shorter string repeated, and no
+ * placeholder word (letters and digits compared, case ignored). `openssl rand -base64 48` passes;
+ * 32 random hex digits fail the distinct-character test about once in 30 million.
+ */
+function weakness(value: string, minLength: number): string | undefined {
+  if (value.length < minLength) return `must be at least ${minLength} characters`;
+  if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return `must use at least ${MIN_DISTINCT_CHARACTERS} different characters`;
+  if (/^(.+?)\1+$/s.test(value)) return 'must not be a shorter string repeated';
+  const letters = value.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const word = PLACEHOLDER_WORDS.find((w) => letters.includes(w));
+  if (word !== undefined) return `must not contain the placeholder "${word}"`;
+  return undefined;
+}
+
+/** Secrets unset in development are generated once and kept in DATA_DIR; production must set them, strong. */
 function secret(env: Env, name: string, production: boolean, dataDir: string, minLength: number): string {
   const given = optional(env, name);
   if (given !== undefined) {
     if (given.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters`);
+    const weak = production ? weakness(given, minLength) : undefined;
+    if (weak !== undefined) throw new ConfigError(`${name} is too weak for production: it ${weak} (generate one with: openssl rand -base64 48)`);
     return given;
   }
   if (production) throw new ConfigError(`${name} is required when NODE_ENV=production`);
@@ -82,10 +104,12 @@ function secret(env: Env, name: string, production: boolean, dataDir: string, mi
  * and equal to none of them), else derived from `JWT_SECRET` under its own label, so the two keys
  * never sign the same thing and a leaked signed URL says nothing about the token key.
  */
-function mediaSigningKey(env: Env, jwtSecret: string, tokenEncryptionKey: string): string {
+function mediaSigningKey(env: Env, jwtSecret: string, tokenEncryptionKey: string, production: boolean): string {
   const given = optional(env, 'MEDIA_SIGNING_KEY');
   if (given === undefined) return createHmac('sha256', jwtSecret).update('persona-studio/media-url-signing/v1').digest('base64url');
   if (given.length < 32) throw new ConfigError('MEDIA_SIGNING_KEY must be at least 32 characters');
+  const weak = production ? weakness(given, 32) : undefined;
+  if (weak !== undefined) throw new ConfigError(`MEDIA_SIGNING_KEY is too weak for production: it ${weak} (generate one with: openssl rand -base64 48)`);
   if (given === jwtSecret || given === tokenEncryptionKey) throw new ConfigError('MEDIA_SIGNING_KEY must differ from JWT_SECRET and TOKEN_ENCRYPTION_KEY');
   return given;
 }
@@ -255,6 +279,31 @@ function timezone(env: Env, name: string, fallback: string): string {
   return zone;
 }
 
+/** Every setting that holds a secret; in production no two of them may have the same value. */
+const SECRET_VARIABLES = [
+  'JWT_SECRET',
+  'TOKEN_ENCRYPTION_KEY',
+  'MEDIA_SIGNING_KEY',
+  'ADMIN_PASSWORD',
+  'S3_SECRET_ACCESS_KEY',
+  'EMBEDDING_API_KEY',
+  'REPLICATE_API_TOKEN',
+  'OPENAI_API_KEY',
+  ...PUBLISH_PLATFORMS.map((p) => `${p.toUpperCase()}_CLIENT_SECRET`),
+];
+
+/** One leaked value must not open two doors: a key reused as another key, password or provider token is refused. */
+function refuseSharedSecrets(env: Env): void {
+  const seen = new Map<string, string>();
+  for (const name of SECRET_VARIABLES) {
+    const value = optional(env, name);
+    if (value === undefined) continue;
+    const first = seen.get(value);
+    if (first !== undefined) throw new ConfigError(`${first} and ${name} must not be equal: give each secret its own value`);
+    seen.set(value, name);
+  }
+}
+
 /** The one typed, validated configuration. Nothing else reads process.env. */
 export class AppConfig {
   readonly nodeEnv: string;
@@ -319,6 +368,9 @@ export class AppConfig {
     this.port = int(env, 'PORT', 3000, 0, 65535);
     this.dataDir = resolve(str(env, 'DATA_DIR', './data'));
     this.databaseUrl = url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+    if (this.production && this.databaseUrl === undefined) {
+      throw new ConfigError('DATABASE_URL is required when NODE_ENV=production (the embedded PGlite database is for development only)');
+    }
     this.dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 200);
     this.migrationsRun = bool(env, 'MIGRATIONS_RUN', true);
     this.redisUrl = url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']);
@@ -331,7 +383,7 @@ export class AppConfig {
     this.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86400);
     this.refreshTokenTtlDays = int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365);
     this.tokenEncryptionKey = secret(env, 'TOKEN_ENCRYPTION_KEY', this.production, this.dataDir, 32);
-    this.mediaSigningKey = mediaSigningKey(env, this.jwtSecret, this.tokenEncryptionKey);
+    this.mediaSigningKey = mediaSigningKey(env, this.jwtSecret, this.tokenEncryptionKey, this.production);
     this.mediaUrlTtlSeconds = int(env, 'MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600);
     this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
     this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
@@ -418,6 +470,7 @@ export class AppConfig {
       defaultTimezone: timezone(env, 'DEFAULT_TIMEZONE', 'America/New_York'),
     };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    if (this.production) refuseSharedSecrets(env);
   }
 
   /** Reads the process environment; the only place that does. */

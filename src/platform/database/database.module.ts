@@ -11,7 +11,7 @@ let embedded: EmbeddedPostgres | undefined;
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   if (config.databaseUrl) return config.databaseUrl;
   embedded ??= await startEmbeddedPostgres(config.dataDir, config.dbPoolSize + 4);
-  new Logger('Database').log(`embedded PostgreSQL (PGlite) serving ${config.dataDir}/pglite`);
+  new Logger('Database').log(`embedded PostgreSQL (PGlite) serving ${config.dataDir}/pglite on a Unix socket in ${embedded.socketDir}`);
   return embedded.url;
 }
 

@@ -26,7 +26,8 @@ export class JsonLogger implements LoggerService {
 
   private write(level: Exclude<LogLevel, 'silent'>, message: unknown, context?: string): void {
     if (LEVELS[level] < LEVELS[this.level]) return;
-    const fields = typeof message === 'object' && message !== null ? message : { msg: String(message) };
+    // An Error's own fields are not enumerable: without this a failed boot logged `{}` and no reason.
+    const fields = message instanceof Error ? { msg: message.message, err: message.name } : typeof message === 'object' && message !== null ? message : { msg: String(message) };
     process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, context, ...fields })}\n`);
   }
 }
