@@ -121,6 +121,8 @@ describe('route access declarations', () => {
     const wrong: string[] = [];
     for (const r of open) {
       const res = await call(r);
+      // Private media: the route is open to the guard, and its own check refuses an unsigned URL.
+      if (label(r) === 'GET /media/{key}' && res.status === 403 && res.body.message === 'This media URL is not valid or has expired.') continue;
       if (res.status === 401 || res.status === 403 || res.status >= 500) wrong.push(`${label(r)} → ${res.status} ${res.body.code}`);
     }
     expect(wrong).toEqual([]);
