@@ -49,6 +49,7 @@ async function main(): Promise<number> {
     const result = await scenario.run(settings).finally(() => clearTimeout(limit));
     const baseline = result.measurements.find((m) => m.label === 'GET /health');
     console.log(`\n${measurementTable(result.measurements, baseline)}\n`);
+    if (result.summary) console.log(`${result.summary}\n`);
     console.log(`${targetTable(result.targets)}\n`);
     failed += result.targets.filter((t) => !t.pass).length;
   }

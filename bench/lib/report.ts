@@ -26,7 +26,8 @@ export function measurementTable(measurements: Measurement[], baseline: Measurem
     m.rps.toFixed(0),
     `${m.p50}`,
     `${m.p99}`,
-    baseline && baseline.rps > 0 ? `${((m.rps / baseline.rps) * 100).toFixed(0)}%` : '-',
+    // An open loop's rate is chosen, not reached: comparing it with the baseline's capacity means nothing.
+    baseline && baseline.rps > 0 && m.connections > 0 ? `${((m.rps / baseline.rps) * 100).toFixed(0)}%` : '-',
     m.rssPeakMb === undefined ? '-' : m.rssPeakMb.toFixed(0),
     `${m.requests} in ${m.durationSeconds.toFixed(1)} s`,
     isClean(m) ? 'ok' : problems(m),
@@ -55,8 +56,9 @@ export function ratioTarget(m: Measurement | undefined, baseline: Measurement | 
   return { goal, actual: `${(ratio * 100).toFixed(0)}%`, pass: clean && ratio >= fraction, note: clean ? undefined : 'answers were not all 2xx' };
 }
 
-export function latencyTarget(m: Measurement | undefined, maxP99Ms: number): Target {
-  const goal = `${m?.label ?? '?'}: p99 < ${maxP99Ms} ms at ${m?.connections ?? '?'} connections`;
+/** `p99 < maxP99Ms`; `where` says under what load (default: at the measurement's connections). */
+export function latencyTarget(m: Measurement | undefined, maxP99Ms: number, where = `at ${m?.connections ?? '?'} connections`): Target {
+  const goal = `${m?.label ?? '?'}: p99 < ${maxP99Ms} ms ${where}`;
   if (!m) return { goal, actual: 'n/a', pass: false, note: 'not measured' };
   const clean = isClean(m);
   return { goal, actual: `${m.p99} ms`, pass: clean && m.p99 < maxP99Ms, note: clean ? undefined : 'answers were not all 2xx' };

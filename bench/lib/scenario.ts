@@ -12,4 +12,6 @@ export interface Scenario {
 export interface ScenarioResult {
   measurements: Measurement[];
   targets: Target[];
+  /** A scenario's own table, printed after the measurements. */
+  summary?: string;
 }

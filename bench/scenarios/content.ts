@@ -10,6 +10,7 @@ import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { startApi, startWorker, type BenchApi, type BenchProcess } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { BenchSocket, now, type SocketMessage } from '../lib/socket.js';
+import { openLoop, openLoopRow, tallyAnswers, type Sent } from '../lib/open-loop.js';
 import { describeSpread, percentile, sleep } from '../lib/stats.js';
 
 /**
@@ -289,14 +290,6 @@ async function acceptanceLatency(ctx: Context, settings: BenchSettings): Promise
   return row;
 }
 
-interface Sent {
-  t0: number;
-  answeredAt?: number;
-  status?: number;
-  jobId?: string;
-  error?: string;
-}
-
 interface SteadyResult {
   answers: Measurement;
   completions: Measurement;
@@ -321,75 +314,6 @@ async function postGenerate(ctx: Context, s: Sent, prompt: string): Promise<void
     s.answeredAt ??= now();
     s.error = err instanceof Error ? err.message : String(err);
   }
-}
-
-interface OpenLoopRun {
-  sent: Sent[];
-  /** The worst delay of a send behind its clock tick (a busy load generator shows here). */
-  maxLag: number;
-  seconds: number;
-}
-
-/** Sends `count` requests at `rate`/s by the clock: a slow answer never delays the next send. */
-async function openLoop(rate: number, count: number, send: (s: Sent, i: number) => Promise<void>): Promise<OpenLoopRun> {
-  const interval = 1000 / rate;
-  const sent: Sent[] = [];
-  const inflight: Promise<void>[] = [];
-  const start = now() + 10;
-  let maxLag = 0;
-  for (let i = 0; i < count; i++) {
-    const due = start + i * interval;
-    const wait = due - now();
-    if (wait > 0) await sleep(wait);
-    const s: Sent = { t0: now() };
-    maxLag = Math.max(maxLag, s.t0 - due);
-    sent.push(s);
-    inflight.push(send(s, i));
-  }
-  const seconds = (now() - start) / 1000 + interval / 1000;
-  await Promise.all(inflight);
-  return { sent, maxLag, seconds };
-}
-
-interface Answers {
-  statusCodes: Record<string, number>;
-  /** Request → answer, in ms, for every request that got an answer. */
-  times: number[];
-  /** Requests that got no answer (transport errors). */
-  errors: number;
-  non2xx: number;
-}
-
-function tallyAnswers(sent: Sent[]): Answers {
-  const statusCodes: Record<string, number> = {};
-  const times: number[] = [];
-  let errors = 0;
-  for (const s of sent) {
-    if (s.error !== undefined) {
-      errors++;
-      continue;
-    }
-    statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
-    times.push(s.answeredAt! - s.t0);
-  }
-  const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
-  return { statusCodes, times, errors, non2xx };
-}
-
-/** A table row for an open loop: its rate, p50/p99 of `values`, and what the API answered. */
-function openLoopRow(label: string, run: OpenLoopRun, values: number[], answers: Answers, errors = answers.errors): Measurement {
-  return {
-    label,
-    connections: 0,
-    durationSeconds: run.seconds,
-    requests: run.sent.length,
-    rps: run.sent.length / run.seconds,
-    p50: Math.round(percentile(values, 50)),
-    p99: Math.round(percentile(values, 99)),
-    non2xx: answers.non2xx,
-    errors,
-    statusCodes: answers.statusCodes,
-  };
 }
 
 async function steady(ctx: Context): Promise<SteadyResult> {

@@ -1,7 +1,8 @@
 import { register, setPlan, adminToken, type Account } from '../lib/accounts.js';
 import { createBacking } from '../lib/backing.js';
 import { ApiClient, mapLimit } from '../lib/http.js';
-import { measure, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
+import { isClean, measure, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
+import { httpSender, openLoop, openLoopRow, tallyAnswers, type OpenLoopRequest, type Sent } from '../lib/open-loop.js';
 import { RssMonitor } from '../lib/memory.js';
 import { latencyTarget, memoryTarget, ratioTarget, type Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
@@ -44,24 +45,15 @@ async function probe(api: ApiClient, path: string, token: string): Promise<void>
   }
 }
 
-/**
- * Writers for the POST measurement. Each workspace may hold only `character_limit` characters,
- * so creates are spread round-robin over enough fresh agency workspaces that no request hits the
- * limit: every measured request is a real, successful create. The count is sized from the read
- * throughput (an upper bound for writes); if the budget still runs out, the run ends early and the
- * table shows its shorter duration.
- */
-async function seedWriters(api: ApiClient, s: Seed, stamp: string, expectedRps: number, opts: LoadOptions): Promise<Account[]> {
-  const perWorkspace = s.owner.characterLimit;
-  const wanted = Math.ceil((expectedRps * (opts.warmupSeconds + opts.durationSeconds) * 1.25) / perWorkspace);
-  const count = Math.max(4, Math.min(MAX_WRITER_WORKSPACES, wanted));
-  const started = Date.now();
-  // Two at a time: a sign-up burst would measure password hashing, not this benchmark.
-  const writers = await mapLimit(Array.from({ length: count }, (_, i) => i), 2, async (i) =>
-    setPlan(api, s.admin, await register(api, `writer-${i}-${stamp}@bench.test`), 'agency'),
-  );
-  console.log(`  seeded ${count} agency workspaces for writes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return writers;
+/** The body of the `i`th character create, from the writer its turn falls on. */
+function createCharacterRequest(writers: Account[], i: number): OpenLoopRequest {
+  const writer = writers[i % writers.length];
+  return {
+    method: 'POST',
+    path: '/characters',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.token}` },
+    body: JSON.stringify({ name: `Bench character ${i}`, niche: 'fitness' }),
+  };
 }
 
 function createCharacterSpec(baseUrl: string, writers: Account[]): LoadSpec {
@@ -74,21 +66,55 @@ function createCharacterSpec(baseUrl: string, writers: Account[]): LoadSpec {
     // Two short of each workspace's limit, in case autocannon prepares a request it never sends.
     maxRequests: writers.length * (capacity - 2),
     setupRequest: (req) => {
-      const i = n++;
-      const writer = writers[i % writers.length];
-      return {
-        ...req,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.token}` },
-        body: JSON.stringify({ name: `Bench character ${i}`, niche: 'fitness' }),
-      };
+      const r = createCharacterRequest(writers, n++);
+      return { ...req, method: 'POST', headers: r.headers, body: r.body };
     },
   };
 }
 
-async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSettings, stamp: string): Promise<Measurement[]> {
+/** A route's reading: its capacity at 50 connections and its answer times at half that rate, open loop. */
+export interface RouteReading {
+  capacity: Measurement;
+  atHalf: Measurement;
+}
+
+/**
+ * The route's answer times at an open-loop rate of half its own measured capacity: a warm-up at the
+ * same rate, uncounted, then `durationSeconds` by the clock.
+ */
+async function halfCapacityLatency(baseUrl: string, capacity: Measurement, requestOf: (i: number) => OpenLoopRequest, opts: LoadOptions): Promise<Measurement> {
+  const rate = Math.max(1, Math.round(capacity.rps / 2));
+  const sender = httpSender(baseUrl, requestOf);
+  try {
+    let n = 0;
+    const send = (s: Sent) => sender.send(s, n++);
+    console.log(`  ${capacity.label}: open loop at ${rate}/s (half its capacity), ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s`);
+    await openLoop(rate, Math.round(rate * opts.warmupSeconds), send);
+    const run = await openLoop(rate, Math.round(rate * opts.durationSeconds), send);
+    const answers = tallyAnswers(run.sent);
+    if (run.maxLag > 50) console.log(`    the load generator fell up to ${run.maxLag.toFixed(0)} ms behind its clock (counted in the latencies)`);
+    return openLoopRow(`${capacity.label} at ${rate}/s (open loop)`, run, answers.times, answers);
+  } finally {
+    sender.close();
+  }
+}
+
+/** Writers enough for `requests` creates: each workspace holds at most its plan's character limit. */
+async function writersFor(api: ApiClient, s: Seed, stamp: string, requests: number, tag: string): Promise<Account[]> {
+  const count = Math.max(4, Math.min(MAX_WRITER_WORKSPACES, Math.ceil((requests * 1.25) / (s.owner.characterLimit - 2))));
+  const started = Date.now();
+  // Two at a time: a sign-up burst would measure password hashing, not this benchmark.
+  const writers = await mapLimit(Array.from({ length: count }, (_, i) => i), 2, async (i) =>
+    setPlan(api, s.admin, await register(api, `writer-${tag}-${i}-${stamp}@bench.test`), 'agency'),
+  );
+  console.log(`  seeded ${count} agency workspaces for ${tag} writes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return writers;
+}
+
+async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSettings, stamp: string): Promise<RouteReading[]> {
   const api = new ApiClient(server.baseUrl);
   const opts: LoadOptions = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
+  const seconds = opts.warmupSeconds + opts.durationSeconds;
   const s = await seed(api, stamp);
   console.log(`  seeded owner ${s.owner.workspaceId} (agency), ${SEED_CHARACTERS} characters, an API key with characters:read`);
   await probe(api, '/auth/me', s.owner.token);
@@ -96,38 +122,70 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   await probe(api, '/public/characters', s.apiKey);
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const reads: LoadSpec[] = [
-    { label: 'GET /health', url: `${server.baseUrl}/health` },
-    { label: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: bearer(s.owner.token) },
-    { label: 'GET /characters', url: `${server.baseUrl}/characters`, headers: bearer(s.owner.token) },
-    { label: 'GET /public/characters', url: `${server.baseUrl}/public/characters`, headers: bearer(s.apiKey) },
-  ];
-  const results: Measurement[] = [];
-  const run = async (spec: LoadSpec) => {
-    console.log(`  ${spec.label}: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s at ${opts.connections} connections`);
-    const endWindow = rss.window();
-    const m = await measure(spec, opts);
-    m.rssPeakMb = endWindow();
-    if (server.exited) throw new Error(`the API exited during ${spec.label}:\n${server.output.slice(-30).join('\n')}`);
-    results.push(m);
+  const reads: Array<LoadSpec & { path: string }> = [
+    { label: 'GET /health', path: '/health' },
+    { label: 'GET /auth/me', path: '/auth/me', headers: bearer(s.owner.token) },
+    { label: 'GET /characters', path: '/characters', headers: bearer(s.owner.token) },
+    { label: 'GET /public/characters', path: '/public/characters', headers: bearer(s.apiKey) },
+  ].map((r) => ({ ...r, url: `${server.baseUrl}${r.path}` }));
+  const checked = (label: string) => {
+    if (server.exited) throw new Error(`the API exited during ${label}:\n${server.output.slice(-30).join('\n')}`);
   };
-  // The reads take turns so that each ratio to health compares the same stretch of machine time.
-  console.log(`  ${reads.map((r) => r.label).join(', ')}: ${opts.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s each in turn at ${opts.connections} connections`);
+
+  // Capacity: the reads take turns so that each ratio to health compares the same stretch of machine time.
+  console.log(`  capacity: ${reads.map((r) => r.label).join(', ')}: ${opts.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s each in turn at ${opts.connections} connections`);
   const endReads = rss.window();
-  const measured = await measureInTurns(reads, opts, settings.rounds);
+  const capacities = await measureInTurns(reads, opts, settings.rounds);
   const readsPeak = endReads();
-  if (server.exited) throw new Error(`the API exited during the reads:\n${server.output.slice(-30).join('\n')}`);
-  for (const m of measured) results.push({ ...m, rssPeakMb: readsPeak });
-  const health = measured[0].rounds ?? [];
-  for (const m of measured.slice(1)) {
+  checked('the reads');
+  const health = capacities[0].rounds ?? [];
+  for (const m of capacities.slice(1)) {
     const ratios = (m.rounds ?? []).map((rps, i) => `${Math.round((100 * rps) / health[i])}%`);
     console.log(`  ${m.label.padEnd(22)} per round vs health: ${ratios.join(', ')}`);
   }
+  const readings: RouteReading[] = [];
+  for (const [i, read] of reads.entries()) {
+    const capacity = { ...capacities[i], rssPeakMb: readsPeak };
+    const endWindow = rss.window();
+    const atHalf = await halfCapacityLatency(server.baseUrl, capacity, () => ({ method: 'GET', path: read.path, headers: read.headers }), opts);
+    atHalf.rssPeakMb = endWindow();
+    checked(atHalf.label);
+    readings.push({ capacity, atHalf });
+  }
 
-  const listRps = results.find((m) => m.label === 'GET /characters')?.rps ?? 500;
-  const writers = await seedWriters(api, s, stamp, listRps, opts);
-  await run(createCharacterSpec(server.baseUrl, writers));
-  return results;
+  // Writes: each phase on workspaces of its own, so every measured create is a real, successful one.
+  const listRps = capacities[2]?.rps ?? 500;
+  const closedWriters = await writersFor(api, s, stamp, listRps * seconds, 'capacity');
+  console.log(`  POST /characters: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s at ${opts.connections} connections`);
+  let endWindow = rss.window();
+  const createCapacity = await measure(createCharacterSpec(server.baseUrl, closedWriters), opts);
+  createCapacity.rssPeakMb = endWindow();
+  checked('POST /characters');
+  const openWriters = await writersFor(api, s, stamp, (createCapacity.rps / 2) * seconds, 'open-loop');
+  endWindow = rss.window();
+  const createAtHalf = await halfCapacityLatency(server.baseUrl, createCapacity, (i) => createCharacterRequest(openWriters, i), opts);
+  createAtHalf.rssPeakMb = endWindow();
+  checked(createAtHalf.label);
+  readings.push({ capacity: createCapacity, atHalf: createAtHalf });
+  return readings;
+}
+
+/** Route, capacity at 50 connections, its ratio to health, and p50/p99 at half that rate (open loop). */
+function readingTable(readings: RouteReading[], connections: number): string {
+  const health = readings.find((r) => r.capacity.label === 'GET /health')?.capacity;
+  const header = ['route', `req/s at ${connections} conn`, 'vs health', 'open-loop rate', 'p50 ms', 'p99 ms', 'answers'];
+  const rows = readings.map(({ capacity, atHalf }) => [
+    capacity.label,
+    capacity.rps.toFixed(0),
+    health && health.rps > 0 ? `${((capacity.rps / health.rps) * 100).toFixed(0)}%` : '-',
+    `${atHalf.rps.toFixed(0)}/s`,
+    `${atHalf.p50}`,
+    `${atHalf.p99}`,
+    isClean(capacity) && isClean(atHalf) ? 'ok' : 'NOT CLEAN',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export const foundation: Scenario = {
@@ -139,9 +197,9 @@ export const foundation: Scenario = {
       const server = await startApi({ ...backing.env, ...LOAD_ENV });
       const rss = new RssMonitor(server.pid);
       console.log(`  API pid ${server.pid} on ${server.baseUrl} (database ${backing.name}, RSS at start ${rss.current()?.toFixed(0)} MB)`);
-      let measurements: Measurement[];
+      let readings: RouteReading[];
       try {
-        measurements = await measureAll(server, rss, settings, Date.now().toString(36));
+        readings = await measureAll(server, rss, settings, Date.now().toString(36));
       } finally {
         rss.stop();
         if (server.problems.length > 0) {
@@ -150,17 +208,18 @@ export const foundation: Scenario = {
         }
         await server.stop();
       }
-      const byLabel = (label: string) => measurements.find((m) => m.label === label);
-      const health = byLabel('GET /health');
+      const capacityOf = (label: string) => readings.find((r) => r.capacity.label === label)?.capacity;
+      const health = capacityOf('GET /health');
       const peak = rss.peakMb();
       const targets: Target[] = [
-        ratioTarget(byLabel('GET /auth/me'), health, 0.6, 'GET /auth/me >= 60% of health req/s'),
-        ratioTarget(byLabel('GET /characters'), health, 0.35, 'GET /characters >= 35% of health req/s'),
-        ...measurements.map((m) => latencyTarget(m, 50)),
+        ratioTarget(capacityOf('GET /auth/me'), health, 0.6, 'GET /auth/me >= 60% of health req/s'),
+        ratioTarget(capacityOf('GET /characters'), health, 0.35, 'GET /characters >= 35% of health req/s'),
+        ...readings.map((r) => latencyTarget(r.atHalf, 50, '(half its capacity)')),
         memoryTarget(peak.sampled, 350),
       ];
       console.log(`  API RSS: peak ${peak.sampled.toFixed(0)} MB sampled every 250 ms from start-up to stop; kernel high-water mark ${peak.highWater.toFixed(0)} MB`);
-      return { measurements, targets };
+      const measurements = readings.flatMap((r) => [r.capacity, r.atHalf]);
+      return { measurements, targets, summary: readingTable(readings, settings.connections) };
     } finally {
       await backing.release();
     }
