@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 /** Clock ticks per second of /proc's CPU times (almost always 100 on Linux). */
@@ -100,4 +100,59 @@ export class CpuMeter {
 export function describeCpu(share: CpuShare): string {
   const parts = [...Object.entries(share.procs).map(([name, p]) => `${name} ${p.toFixed(0)}%`), `bench ${share.bench.toFixed(0)}%`, `rest of machine ${share.rest.toFixed(0)}%`];
   return `${parts.join(', ')} (machine busy ${share.machine.toFixed(0)}% of ${share.cpus * 100}%, over ${share.seconds.toFixed(1)} s)`;
+}
+
+/** Processes whose command name is `comm` (e.g. `postgres`, `redis-server`), read from /proc. */
+function pidsNamed(comm: string): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === comm;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU time per group of processes; a group is fixed pids or every process of a command name. */
+export type CpuGroups = Record<string, { pids: number[] } | { comm: string }>;
+
+/**
+ * CPU time a piece of work cost each part of the machine (the API, the load generator, PostgreSQL,
+ * Redis), in ms. Unlike shares of wall time, a cost does not depend on what else ran meanwhile, so
+ * two routes' costs explain the ratio of their throughputs on a saturated machine.
+ */
+export class CpuCost {
+  constructor(private readonly groups: CpuGroups) {}
+
+  private read(): Map<string, Map<number, number>> {
+    const out = new Map<string, Map<number, number>>();
+    for (const [name, g] of Object.entries(this.groups)) {
+      const pids = 'pids' in g ? g.pids : pidsNamed(g.comm);
+      out.set(name, new Map(pids.map((pid) => [pid, processCpuMs(pid) ?? 0])));
+    }
+    const self = process.cpuUsage();
+    out.set('bench', new Map([[process.pid, (self.user + self.system) / 1000]]));
+    return out;
+  }
+
+  /** Starts a window; the function it answers ends it and answers each group's CPU ms within it. */
+  window(): () => Record<string, number> {
+    const start = this.read();
+    return () => {
+      const end = this.read();
+      const used: Record<string, number> = {};
+      for (const [name, pids] of end) {
+        // A process that started within the window counts from zero; one that ended is lost (rare: pooled connections).
+        used[name] = [...pids].reduce((sum, [pid, ms]) => sum + Math.max(0, ms - (start.get(name)?.get(pid) ?? 0)), 0);
+      }
+      return used;
+    };
+  }
 }

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { CpuCost } from './cpu.js';
 
 export interface LoadSpec {
   /** How the route shows in the table, e.g. `GET /auth/me`. */
@@ -37,6 +38,8 @@ export interface Measurement {
   rssPeakMb?: number;
   /** Requests/s of each round, when measured in turns with other routes. */
   rounds?: number[];
+  /** CPU ms each part of the machine spent on the measured requests, when a `CpuCost` was given. */
+  cpuMs?: Record<string, number>;
 }
 
 function runOnce(spec: LoadSpec, opts: LoadOptions, seconds: number, amount?: number): Promise<autocannon.Result> {
@@ -105,13 +108,17 @@ export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<Measur
  * the duration. Per route: requests/s over all its rounds, the median round's p50, and the worst
  * round's p99 (percentiles of separate runs cannot be merged; the worst is the one a target must meet).
  */
-export async function measureInTurns(specs: LoadSpec[], opts: LoadOptions, rounds: number): Promise<Measurement[]> {
+export async function measureInTurns(specs: LoadSpec[], opts: LoadOptions, rounds: number, cost?: CpuCost): Promise<Measurement[]> {
   if (specs.some((s) => s.maxRequests !== undefined)) throw new Error('routes with a request budget are measured alone');
   if (opts.warmupSeconds > 0) for (const spec of specs) await runOnce(spec, opts, opts.warmupSeconds);
   const slices = specs.map(() => [] as Measurement[]);
   const seconds = opts.durationSeconds / rounds;
   for (let round = 0; round < rounds; round++) {
-    for (const [i, spec] of specs.entries()) slices[i].push(toMeasurement(spec, opts, await runOnce(spec, opts, seconds)));
+    for (const [i, spec] of specs.entries()) {
+      const end = cost?.window();
+      const m = toMeasurement(spec, opts, await runOnce(spec, opts, seconds));
+      slices[i].push({ ...m, cpuMs: end?.() });
+    }
   }
   return slices.map((parts) => combine(parts));
 }
@@ -134,7 +141,14 @@ function combine(parts: Measurement[]): Measurement {
     errors: sum((m) => m.errors),
     statusCodes,
     rounds: parts.map((m) => m.rps),
+    cpuMs: parts[0].cpuMs && sumRecords(parts.map((m) => m.cpuMs ?? {})),
   };
+}
+
+function sumRecords(records: Array<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
 /** Whether a measurement is clean enough to judge: no transport errors and (almost) only 2xx answers. */

@@ -22,12 +22,12 @@ export interface BenchApi extends BenchProcess {
   baseUrl: string;
 }
 
-/** The V8 flags of `npm run start:prod` and the Docker image; BENCH_NODE_FLAGS overrides them. */
-const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
+/** The V8 flags of `npm run start:prod` and the Docker image; BENCH_NODE_FLAGS, read at each start, overrides them. */
+const serverNodeFlags = (): string[] => (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
 
 function launch(script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<{ proc: BenchProcess; match: RegExpMatchArray }> {
   // The servers run with the V8 flags of the production start command (package.json start:prod).
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, 'dist/src', script)], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), join(ROOT, 'dist/src', script)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

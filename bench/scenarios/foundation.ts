@@ -3,6 +3,7 @@ import { createBacking } from '../lib/backing.js';
 import { ApiClient, mapLimit } from '../lib/http.js';
 import { isClean, measure, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
 import { httpSender, openLoop, openLoopRow, tallyAnswers, type OpenLoopRequest, type Sent } from '../lib/open-loop.js';
+import { CpuCost } from '../lib/cpu.js';
 import { RssMonitor } from '../lib/memory.js';
 import { latencyTarget, memoryTarget, ratioTarget, type Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
@@ -124,6 +125,8 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const reads: Array<LoadSpec & { path: string }> = [
     { label: 'GET /health', path: '/health' },
+    // The floor under every authenticated read: one PostgreSQL query and one Redis command, no auth.
+    { label: 'GET /health/ready', path: '/health/ready' },
     { label: 'GET /auth/me', path: '/auth/me', headers: bearer(s.owner.token) },
     { label: 'GET /characters', path: '/characters', headers: bearer(s.owner.token) },
     { label: 'GET /public/characters', path: '/public/characters', headers: bearer(s.apiKey) },
@@ -135,7 +138,8 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   // Capacity: the reads take turns so that each ratio to health compares the same stretch of machine time.
   console.log(`  capacity: ${reads.map((r) => r.label).join(', ')}: ${opts.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s each in turn at ${opts.connections} connections`);
   const endReads = rss.window();
-  const capacities = await measureInTurns(reads, opts, settings.rounds);
+  const cost = new CpuCost({ api: { pids: [server.pid] }, postgres: { comm: 'postgres' }, redis: { comm: 'redis-server' } });
+  const capacities = await measureInTurns(reads, opts, settings.rounds, cost);
   const readsPeak = endReads();
   checked('the reads');
   const health = capacities[0].rounds ?? [];
@@ -154,7 +158,7 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   }
 
   // Writes: each phase on workspaces of its own, so every measured create is a real, successful one.
-  const listRps = capacities[2]?.rps ?? 500;
+  const listRps = capacities.find((m) => m.label === 'GET /characters')?.rps ?? 500;
   const closedWriters = await writersFor(api, s, stamp, listRps * seconds, 'capacity');
   console.log(`  POST /characters: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s at ${opts.connections} connections`);
   let endWindow = rss.window();
@@ -170,6 +174,33 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   return readings;
 }
 
+/**
+ * CPU µs per request of each part of the machine, measured while the route ran at capacity. On a
+ * saturated machine throughputs go inversely with these totals, so the last column, health's total
+ * over the route's, predicts the measured ratio and shows which part makes up the difference.
+ */
+function costTable(readings: RouteReading[]): string {
+  const measured = readings.filter((r) => r.capacity.cpuMs && r.capacity.requests > 0);
+  const parts = ['api', 'bench', 'postgres', 'redis'];
+  const perRequest = (m: Measurement, part: string) => ((m.cpuMs?.[part] ?? 0) * 1000) / m.requests;
+  const total = (m: Measurement) => parts.reduce((sum, p) => sum + perRequest(m, p), 0);
+  const health = measured.find((r) => r.capacity.label === 'GET /health')?.capacity;
+  const header = ['route (CPU µs per request)', 'api', 'load generator', 'postgres', 'redis', 'total', 'health/total'];
+  const rows = measured.map(({ capacity: m }) => [
+    m.label,
+    ...parts.map((p) => perRequest(m, p).toFixed(0)),
+    total(m).toFixed(0),
+    health ? `${((100 * total(health)) / total(m)).toFixed(0)}%` : '-',
+  ]);
+  return alignedTable(header, rows);
+}
+
+function alignedTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || /^[A-Za-z]/.test(c) ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
 /** Route, capacity at 50 connections, its ratio to health, and p50/p99 at half that rate (open loop). */
 function readingTable(readings: RouteReading[], connections: number): string {
   const health = readings.find((r) => r.capacity.label === 'GET /health')?.capacity;
@@ -183,9 +214,7 @@ function readingTable(readings: RouteReading[], connections: number): string {
     `${atHalf.p99}`,
     isClean(capacity) && isClean(atHalf) ? 'ok' : 'NOT CLEAN',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return alignedTable(header, rows);
 }
 
 export const foundation: Scenario = {
@@ -219,7 +248,7 @@ export const foundation: Scenario = {
       ];
       console.log(`  API RSS: peak ${peak.sampled.toFixed(0)} MB sampled every 250 ms from start-up to stop; kernel high-water mark ${peak.highWater.toFixed(0)} MB`);
       const measurements = readings.flatMap((r) => [r.capacity, r.atHalf]);
-      return { measurements, targets, summary: readingTable(readings, settings.connections) };
+      return { measurements, targets, summary: `${readingTable(readings, settings.connections)}\n\n${costTable(readings)}` };
     } finally {
       await backing.release();
     }

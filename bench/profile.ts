@@ -1,0 +1,113 @@
+/**
+ * `npm run bench:profile -- <path> [seconds]`: where one route's time goes. Starts the API under
+ * V8's sampling profiler (--cpu-prof), seeds an agency workspace (20 characters, an API key with
+ * characters:read), loads `GET <path>` at 50 connections for `seconds` (default 10), stops the API
+ * and prints the functions with the most self time, grouped by package. The .cpuprofile file is
+ * kept for a flame graph (Chrome DevTools, speedscope). `/public/...` paths use the API key.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adminToken, register, setPlan } from './lib/accounts.js';
+import { createBacking } from './lib/backing.js';
+import { runCleanups } from './lib/cleanup.js';
+import { ApiClient } from './lib/http.js';
+import { measure } from './lib/load.js';
+import { startApi } from './lib/server.js';
+import { loadSettings } from './lib/settings.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  /** Microseconds on the monotonic clock, which every process on the machine shares. */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Microseconds on the monotonic clock, as V8 stamps profiles. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** Self time per function and per package, as shares of the samples taken in [fromUs, toUs]. */
+function summarise(profile: CpuProfile, fromUs: number, toUs: number, requests: number, top: number): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  let at = profile.startTime;
+  for (const [i, id] of profile.samples.entries()) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= fromUs && at <= toUs) self.set(id, (self.get(id) ?? 0) + delta);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const fns = new Map<string, number>();
+  const packages = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const where = url.replace(/^file:\/\//, '').replace(/^.*?\/(node_modules|dist)\//, '$1/');
+    fns.set(`${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`, (fns.get(`${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`) ?? 0) + us);
+    packages.set(packageOf(url, functionName), (packages.get(packageOf(url, functionName)) ?? 0) + us);
+  }
+  // Idle samples are time the API waited, not work: left out of the per-request cost.
+  const busy = total - (packages.get('(idle)') ?? 0);
+  const rows = (m: Map<string, number>) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / requests).toFixed(1).padStart(6)} µs/req  ${k}`).join('\n');
+  return `busy ${(busy / requests).toFixed(0)} µs of API CPU per request (profiler included)\n\nself time by package:\n${rows(packages)}\n\nself time by function (top ${top}):\n${rows(fns)}`;
+}
+
+function packageOf(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return nm[1];
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  if (url.includes('/dist/src/')) return `app: ${url.split('/dist/src/')[1].split('/').slice(0, 2).join('/')}`;
+  return url;
+}
+
+async function main(): Promise<void> {
+  const [path = '/auth/me', secondsArg = '10'] = process.argv.slice(2);
+  const settings = loadSettings();
+  const dir = mkdtempSync(join(tmpdir(), 'persona-profile-'));
+  process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256'} --cpu-prof --cpu-prof-dir=${dir}`;
+  const backing = await createBacking(settings, 'profile');
+  /** The measurement's start and end on the monotonic clock. */
+  const measured = { from: 0, to: 0, requests: 1 };
+  try {
+    const server = await startApi({ ...backing.env, AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000' });
+    const api = new ApiClient(server.baseUrl);
+    const owner = await setPlan(api, await adminToken(api), await register(api, `profile-${Date.now()}@bench.test`), 'agency');
+    for (let i = 1; i <= 20; i++) await api.post('/characters', { name: `Profiled ${i}`, niche: 'fitness' }, { token: owner.token, expect: 201 });
+    const key = await api.post<{ key: string }>('/api-keys', { name: 'profile', scopes: ['characters:read'] }, { token: owner.token, expect: 201 });
+    const token = path.startsWith('/public/') ? key.body.key : owner.token;
+    // Start-up and seeding are left out: only the samples taken while the route was measured count.
+    measured.from = monotonicUs();
+    const m = await measure(
+      { label: `GET ${path}`, url: `${server.baseUrl}${path}`, headers: path === '/health' ? {} : { authorization: `Bearer ${token}` } },
+      { connections: settings.connections, durationSeconds: Number(secondsArg), warmupSeconds: settings.warmupSeconds },
+    );
+    measured.to = monotonicUs();
+    measured.requests = m.requests;
+    console.log(`GET ${path}: ${m.rps.toFixed(0)} req/s at ${settings.connections} connections, p50 ${m.p50} ms, p99 ${m.p99} ms (under the profiler, which costs some)`);
+    await server.stop();
+  } finally {
+    await backing.release();
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no profile written to ${dir}: the API must exit normally on SIGTERM for --cpu-prof to write it`);
+  console.log(`profile: ${join(dir, file)}\n`);
+  console.log(summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, measured.from, measured.to, measured.requests, 30));
+}
+
+main().then(
+  async () => {
+    await runCleanups();
+  },
+  async (err: unknown) => {
+    console.error(`profile failed: ${err instanceof Error ? err.message : String(err)}`);
+    await runCleanups();
+    process.exit(2);
+  },
+);
