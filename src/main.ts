@@ -3,20 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import helmet from 'helmet';
+import { serveApiDocs } from './api-documents.js';
 import { AppModule } from './app.module.js';
 import { loadConfigOrExit, logLine, startOrExit } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import {
-  AppExceptionFilter, documentErrorResponses, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
+  API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
 } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
-
-export const API_PREFIX = 'api/v1';
 
 export async function createApi(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), {
@@ -26,7 +24,7 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   // Deny by default: refuse to start if any route lacks an access declaration.
   assertEveryRouteDeclared(app);
   // Likewise if a route documents an error code the status map lacks.
-  documentErrorResponses(app, ERROR_STATUS);
+  assertErrorCodesKnown(app, ERROR_STATUS);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.use(requestId);
@@ -44,16 +42,7 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();
 
-  const docs = new DocumentBuilder()
-    .setTitle('Persona Studio API')
-    .setDescription('AI personas, their content, publishing and marketplace. Errors follow one body: see ErrorBody.')
-    .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
-    .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
-    .build();
-  if (config.apiDocsEnabled) {
-    SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, docs), { jsonDocumentUrl: 'api/docs-json' });
-  }
+  if (config.apiDocsEnabled) serveApiDocs(app);
   // Routes are mounted by init; the JSON 404 for everything else must come after them.
   await app.init();
   const server: express.Express = app.getHttpAdapter().getInstance();

@@ -185,7 +185,7 @@ describe('input hardening', () => {
       });
 
       it('serves no API docs when API_DOCS_ENABLED=false', async () => {
-        for (const path of ['/api/docs', '/api/docs-json']) {
+        for (const path of ['/api/docs', '/api/docs-json', '/api/docs-asyncapi.json']) {
           const res = await root(other).get(path);
           expectErrorBody(res, 404, 'not_found');
         }

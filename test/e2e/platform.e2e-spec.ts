@@ -57,4 +57,15 @@ describe('HTTP edge', () => {
     expect(docs.body.openapi).toMatch(/^3\./);
     expect(Object.keys(docs.body.paths)).toContain('/api/v1/health');
   });
+
+  it('documents the 429 and its headers on a rate-limited route, and serves the AsyncAPI document of the socket', async () => {
+    const docs = await root(server).get('/api/docs-json');
+    const credits = docs.body.paths['/api/v1/billing/credits'].get.responses;
+    expect(credits['429'].description).toBe('rate_limited');
+    expect(Object.keys(credits['429'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Remaining']));
+    const socket = await root(server).get('/api/docs-asyncapi.json');
+    expect(socket.status).toBe(200);
+    expect(socket.headers['content-type']).toMatch(/application\/json/);
+    expect(socket.body).toMatchObject({ asyncapi: '3.0.0', channels: { socket: { address: '/api/v1/ws' } } });
+  });
 });

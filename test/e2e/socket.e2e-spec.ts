@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { api, loginAdmin, registerUser, root, setPlan, type TestUser } from '../helpers/api.js';
+import { schemaErrors } from '../helpers/json-schema.js';
 import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 import { authedSocket, openSocket, type TestSocket } from '../helpers/socket.js';
 import { createCharacter, startFaceEmbeddingJob } from '../fakes/queue-e2e-jobs.js';
@@ -96,5 +97,27 @@ describe('real-time socket /api/v1/ws', () => {
     const jobIds = (s: TestSocket) => new Set(s.messages.filter((m) => String(m.type).startsWith('job.')).map((m) => m.job.id));
     expect([...jobIds(a)]).toEqual([aJob.id]);
     expect([...jobIds(b)]).toEqual([bJob.id]);
+  });
+
+  it('sends only messages the AsyncAPI document describes, each matching its payload schema', async () => {
+    const served = await root(server).get('/api/docs-asyncapi.json');
+    expect(served.status).toBe(200);
+    const doc = served.body as { components: { messages: Record<string, { name: string; payload: Record<string, unknown> }> } };
+    const s = track(await authedSocket(server.wsUrl, alice.token));
+    const job = await startFaceEmbeddingJob(server, alice, await createCharacter(server, alice), 1);
+    await s.waitFor((m) => m.type === 'job.completed' && m.job.id === job.id, 20_000);
+    s.send({ type: 'ping' });
+    await s.waitFor((m) => m.type === 'pong');
+    const refused = track(await openSocket(server.wsUrl));
+    refused.send({ type: 'auth', token: 'psk_definitely-not-a-key-0000000000000000' });
+    await refused.closed;
+
+    const received = [...s.messages, ...refused.messages];
+    expect(received.map((m) => m.type)).toEqual(expect.arrayContaining(['auth.ok', 'job.progress', 'job.completed', 'pong', 'auth.error']));
+    const wrong = received.flatMap((m) => {
+      const described = Object.values(doc.components.messages).find((d) => d.name === m.type);
+      return described ? schemaErrors(m, described.payload, doc).map((e) => `${m.type} ${e}`) : [`${m.type}: not in the document`];
+    });
+    expect(wrong).toEqual([]);
   });
 });

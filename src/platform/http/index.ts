@@ -9,3 +9,4 @@ export * from './error-status.js';
 export * from './controllers.js';
 export * from './input-guard.js';
 export * from './edge.js';
+export * from './openapi.js';

@@ -1,7 +1,7 @@
 import { PLAN_LIMITS, type Caller, type Scope } from '../../core/index.js';
-import type { RealtimeEvent } from './realtime.types.js';
+import { REALTIME_EVENT_TYPES, type RealtimeEventType } from './realtime.catalogue.js';
 
-export type RealtimeEventType = RealtimeEvent['type'];
+export type { RealtimeEventType } from './realtime.catalogue.js';
 
 /**
  * The scopes that let an API key read what each event carries over HTTP (contract §7): any one of
@@ -15,10 +15,11 @@ export const EVENT_READ_SCOPES: Readonly<Record<RealtimeEventType, readonly Scop
   'post.updated': ['content:publish'],
 };
 
-const ALL_EVENTS: ReadonlySet<RealtimeEventType> = new Set(Object.keys(EVENT_READ_SCOPES) as RealtimeEventType[]);
+const ALL_EVENTS: ReadonlySet<RealtimeEventType> = new Set(REALTIME_EVENT_TYPES);
 
 /** Why a credential may not hold a socket, as the `auth.error` code says it. */
-export type SocketRefusal = 'unauthorized' | 'plan_required' | 'insufficient_scope';
+export const SOCKET_REFUSALS = ['unauthorized', 'plan_required', 'insufficient_scope'] as const;
+export type SocketRefusal = (typeof SOCKET_REFUSALS)[number];
 
 export type SocketAccess = { ok: true; events: ReadonlySet<RealtimeEventType> } | { ok: false; code: SocketRefusal };
 

@@ -12,9 +12,9 @@ import { SocketSession } from './socket-session.js';
 import { WorkspaceSockets } from './workspace-sockets.js';
 
 export const SOCKET_PATH = '/api/v1/ws';
-const HEARTBEAT_MS = 30_000;
+export const HEARTBEAT_MS = 30_000;
 /** Clients send only small control messages. */
-const MAX_MESSAGE_BYTES = 16 * 1024;
+export const MAX_MESSAGE_BYTES = 16 * 1024;
 
 /**
  * The socket at /api/v1/ws (API role only). It authenticates each connection with the same

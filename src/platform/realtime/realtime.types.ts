@@ -1,8 +1,6 @@
-/** Events a socket receives for its workspace (contract §7). */
-export type RealtimeEvent =
-  | { type: 'job.progress' | 'job.completed' | 'job.failed'; job: Record<string, unknown> }
-  | { type: 'content.updated'; item: Record<string, unknown> }
-  | { type: 'post.updated'; scheduled_post: Record<string, unknown> };
+import type { RealtimeEvent } from './realtime.catalogue.js';
+
+export type { RealtimeEvent, RealtimeEventType } from './realtime.catalogue.js';
 
 /** Publishes an event to every socket of a workspace, on whichever instance it is connected. */
 export abstract class RealtimePublisher {

@@ -7,9 +7,10 @@ export const AUTH_TIMEOUT_MS = 10_000;
 export const UNAUTHORIZED_CLOSE = 4401;
 /** Close code for a credential that is valid but may not hold a socket (plan or scopes), at connect. */
 export const FORBIDDEN_CLOSE = 4403;
-const INTERNAL_ERROR_CLOSE = 1011;
+/** Close code when checking the credential itself failed (the database or Redis did not answer). */
+export const INTERNAL_ERROR_CLOSE = 1011;
 const OPEN = 1;
-const MAX_TOKEN_LENGTH = 4096;
+export const MAX_TOKEN_LENGTH = 4096;
 
 /** The part of a `ws` WebSocket a session uses. */
 export interface SessionSocket {

@@ -1,0 +1,162 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WsAdapter } from '@nestjs/platform-ws';
+import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
+import { buildApiDocuments, createDocumentedApp, writeApiDocuments, type ApiDocuments } from './api-documents.js';
+import type { ErrorCode } from './core/index.js';
+import { ERROR_STATUS } from './error-codes.js';
+import { EVENT_READ_SCOPES } from './platform/realtime/event-access.js';
+import { REALTIME_EVENT_TYPES, REALTIME_EVENTS } from './platform/realtime/realtime.catalogue.js';
+
+/**
+ * The documents of the real application (its modules in Nest's preview mode: no database, Redis or
+ * secrets), checked against what the application serves and against the contract's rules.
+ */
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+const LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/** The open routes that count per client address (`@Open({authLimit: true})`). */
+const SIGN_IN_ROUTES = ['POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh'];
+
+interface Operation {
+  label: string;
+  responses: Record<string, ResponseObject>;
+  security?: unknown[];
+}
+
+function operationsOf(doc: OpenAPIObject): Operation[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.filter((m) => item[m]).map((m) => ({
+      label: `${m.toUpperCase()} ${path}`,
+      responses: item[m]!.responses as Record<string, ResponseObject>,
+      security: item[m]!.security,
+    })),
+  );
+}
+
+/** `/a/:id/*key` → `/a/{id}/{key}`: Express route syntax to OpenAPI's. */
+function openApiPath(expressPath: string): string {
+  return expressPath.replace(/[:*](\w+)/g, '{$1}');
+}
+
+interface ExpressLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** What the HTTP server routes once Nest has mounted the controllers: method and path of each. */
+async function servedRoutes(): Promise<string[]> {
+  const app = (await createDocumentedApp()) as NestExpressApplication;
+  try {
+    app.useWebSocketAdapter(new WsAdapter(app));
+    await app.init();
+    const stack = (app.getHttpAdapter().getInstance() as { router: { stack: ExpressLayer[] } }).router.stack;
+    return stack.flatMap((layer) =>
+      layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${openApiPath(layer.route!.path)}`) : [],
+    );
+  } finally {
+    await app.close();
+  }
+}
+
+/** Every `$ref` in a document that does not point at something in it. */
+function danglingRefs(doc: object): string[] {
+  const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]);
+  const resolves = (pointer: string) =>
+    pointer.split('/').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc) !== undefined;
+  return [...new Set(refs)].filter((r) => !resolves(r));
+}
+
+describe('the API documents of the application', () => {
+  let app: INestApplication;
+  let docs: ApiDocuments;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    app = await createDocumentedApp();
+    docs = buildApiDocuments(app);
+    operations = operationsOf(docs.openapi);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('documents every route the application serves, with its method and path, and nothing else', async () => {
+    const served = await servedRoutes();
+    expect(served.length).toBeGreaterThan(50);
+    expect(operations.map((o) => o.label).sort()).toEqual([...new Set(served)].sort());
+  });
+
+  it('lists each error code once per operation, under its own status, in one response per status', () => {
+    const wrong: string[] = [];
+    for (const op of operations) {
+      const seen = new Set<string>();
+      for (const [status, response] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+        const codes = response.description.split(' | ');
+        for (const code of codes) {
+          if (seen.has(code)) wrong.push(`${op.label} ${status}: ${code} repeated`);
+          seen.add(code);
+          if (String(ERROR_STATUS[code as ErrorCode]) !== status) wrong.push(`${op.label} ${status}: ${JSON.stringify(code)} is not a code of that status`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('documents the 429 with its headers, and the rate-limit headers of every success, on every rate-limited route', () => {
+    const limited = operations.filter((o) => (o.security?.length ?? 0) > 0 || SIGN_IN_ROUTES.includes(o.label));
+    expect(limited.length).toBeGreaterThan(50);
+    expect(limited.map((o) => o.label)).toEqual(expect.arrayContaining(SIGN_IN_ROUTES));
+    const wrong: string[] = [];
+    for (const op of limited) {
+      const refused = op.responses['429'];
+      if (refused?.description !== 'rate_limited') wrong.push(`${op.label}: no 429 rate_limited`);
+      else if (Object.keys(refused.headers ?? {}).sort().join() !== [...LIMIT_HEADERS, 'Retry-After'].sort().join()) wrong.push(`${op.label}: 429 headers`);
+      const successes = Object.entries(op.responses).filter(([s]) => Number(s) < 400);
+      if (successes.length === 0) wrong.push(`${op.label}: no success response`);
+      for (const [status, r] of successes) {
+        if (Object.keys(r.headers ?? {}).sort().join() !== [...LIMIT_HEADERS].sort().join()) wrong.push(`${op.label} ${status}: rate-limit headers`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(operations.find((o) => o.label === 'GET /api/v1/health')!.responses['429']).toBeUndefined();
+  });
+
+  it('leaves no reference dangling in either document', () => {
+    expect(danglingRefs(docs.openapi)).toEqual([]);
+    expect(danglingRefs(docs.asyncapi)).toEqual([]);
+  });
+
+  it('describes every event the code can publish, with its payload schema, and the socket protocol', () => {
+    const { asyncapi } = docs;
+    expect(asyncapi.asyncapi).toBe('3.0.0');
+    expect(asyncapi.channels.socket.address).toBe('/api/v1/ws');
+    // The scopes table and the catalogue name the same events (both are keyed by the catalogue's type).
+    expect(Object.keys(EVENT_READ_SCOPES).sort()).toEqual([...REALTIME_EVENT_TYPES].sort());
+    const messages = Object.values(asyncapi.components.messages);
+    for (const type of REALTIME_EVENT_TYPES) {
+      const described = messages.find((m) => m.name === type);
+      const { field, schema } = REALTIME_EVENTS[type];
+      expect(described?.payload).toMatchObject({ properties: { type: { const: type }, [field]: { $ref: `#/components/schemas/${schema}` } }, required: ['type', field] });
+      expect(asyncapi.components.schemas[schema]).toMatchObject({ type: 'object' });
+    }
+    expect(messages.map((m) => m.name)).toEqual(expect.arrayContaining(['auth', 'auth.ok', 'auth.error', 'ping', 'pong']));
+    expect(asyncapi.channels.socket['x-close-codes'].map((c) => c.code)).toEqual(expect.arrayContaining([4401, 4403]));
+  });
+
+  it('writes both documents to files, as `npm run docs:export` does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'api-docs-'));
+    try {
+      const files = await writeApiDocuments(join(dir, 'nested'));
+      expect(files.map((f) => f.slice(dir.length))).toEqual(['/nested/openapi.json', '/nested/asyncapi.json']);
+      expect(JSON.parse(readFileSync(files[0], 'utf8'))).toEqual(docs.openapi);
+      expect(JSON.parse(readFileSync(files[1], 'utf8'))).toEqual(docs.asyncapi);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

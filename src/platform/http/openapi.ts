@@ -1,0 +1,197 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import {
+  DocumentBuilder, SwaggerModule, type HeaderObject, type OpenAPIObject, type OperationObject, type ReferenceObject, type ResponseObject,
+} from '@nestjs/swagger';
+import { PLAN_LIMITS, PLANS, type ErrorCode } from '../../core/index.js';
+import { ACCESS_KEY, type AccessRule } from '../auth/access.decorator.js';
+import { assertErrorCodesKnown, declaredErrorCodes, ErrorBody, groupErrorCodes } from './api-docs.js';
+import { controllersOf, methodsOf } from './controllers.js';
+import type { ErrorStatusMap } from './error-status.js';
+
+/** The window a route's requests are counted in: per workspace by plan, or per client address for sign-in. */
+export type RateLimitPolicy = 'plan' | 'auth';
+
+/** One controller method that serves a route, with what the documentation reads from it. */
+interface RouteHandler {
+  controller: Type;
+  name: string;
+  handler: object;
+  rule: AccessRule | undefined;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const RATE_LIMITED = 429;
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+
+/**
+ * Which window counts a route's requests, as the global guard applies it (contract §3): every
+ * authenticated route per workspace, an open route only when it asks for the sign-in limit.
+ */
+export function rateLimitPolicyOf(rule: AccessRule | undefined): RateLimitPolicy | undefined {
+  if (!rule) return undefined;
+  if (rule.surface === 'open') return rule.authLimit ? 'auth' : undefined;
+  return 'plan';
+}
+
+/** The refusals the guard itself answers for a rule, so no route has to list them by hand. */
+export function accessErrorCodes(rule: AccessRule | undefined): ErrorCode[] {
+  if (!rule) return [];
+  const limited: ErrorCode[] = rateLimitPolicyOf(rule) ? ['rate_limited'] : [];
+  if (rule.surface === 'open') return limited;
+  if (rule.surface === 'public') return ['unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', ...limited];
+  return [
+    'unauthorized', 'session_required', ...limited,
+    ...(rule.roles ? (['forbidden'] as const) : []),
+    ...(rule.plans ? (['plan_required'] as const) : []),
+  ];
+}
+
+/**
+ * The OpenAPI document of the application, built from its controllers' metadata alone (no instance
+ * is used, so a preview application without a database documents the same). On top of what Swagger
+ * reads it writes, per operation, one error response per status listing the route's codes once each
+ * (its controller's `ApiErrors`, its own, and the refusals its access rule implies), and on every
+ * rate-limited route the 429 with its headers and the rate-limit headers of its successful answers.
+ * Error responses are replaced, never merged, so building twice, or two applications in one process,
+ * cannot double a description.
+ */
+export function buildOpenApiDocument(app: INestApplication, statuses: ErrorStatusMap): OpenAPIObject {
+  assertErrorCodesKnown(app, statuses);
+  const doc = SwaggerModule.createDocument(app, documentHead(), {
+    extraModels: [ErrorBody],
+    operationIdFactory: (controller, method) => `${controller}_${method}`,
+  });
+  const handlers = routeHandlers(app);
+  const handwritten: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const route = handlerOf(operation, handlers, `${method.toUpperCase()} ${path}`);
+      handwritten.push(...errorStatusesOf(operation).map((s) => `${s} on ${method.toUpperCase()} ${path}`));
+      documentRoute(operation, route, statuses);
+    }
+  }
+  if (handwritten.length > 0) {
+    throw new Error(`error responses written by hand (declare the codes with @ApiErrors instead): ${handwritten.join(', ')}`);
+  }
+  finishComponents(doc, statuses);
+  return doc;
+}
+
+function documentHead(): Omit<OpenAPIObject, 'paths'> {
+  return new DocumentBuilder()
+    .setTitle('Persona Studio API')
+    .setDescription(describeApi())
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
+    .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
+    .build();
+}
+
+/** The document's description: the two rules every route shares, said once. */
+function describeApi(): string {
+  const plans = PLANS.map((p) => `${p} ${PLAN_LIMITS[p].requestsPerMinute}`).join(', ');
+  return [
+    'AI personas, their content, publishing and marketplace. Real-time events: the socket at /api/v1/ws, described by the AsyncAPI document at /api/docs-asyncapi.json.',
+    '',
+    'Errors: every failure answers one body, ErrorBody (`statusCode`, `code`, `message`, optional `details`, `request_id`). Each operation lists the codes it can answer under their status, each code once.',
+    '',
+    `Rate limits: every authenticated route counts against its workspace in a fixed window (requests per minute by plan: ${plans}; the window is 60 s unless the deployment sets another), shared by all the workspace's users and keys.`,
+    'Register, login and refresh count per client address instead (policy "auth"), and login also per email after repeated failures.',
+    'A limited route answers `RateLimit-Policy` (`"plan";q=<limit>;w=<window seconds>`), `RateLimit` (`"plan";r=<remaining>;t=<seconds to reset>`),',
+    '`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; past the limit it answers 429 `rate_limited` with `Retry-After` (seconds).',
+  ].join('\n');
+}
+
+/** Every routed controller method by the operation id Swagger gives it (`Controller_method`). */
+function routeHandlers(app: INestApplication): Map<string, RouteHandler> {
+  const found = new Map<string, RouteHandler>();
+  for (const controller of controllersOf(app)) {
+    for (const { name, handler } of methodsOf(controller)) {
+      if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      const id = `${controller.name}_${name}`;
+      if (found.has(id)) throw new Error(`two controllers are named ${controller.name}: their operations cannot be told apart`);
+      const rule = (Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller)) as AccessRule | undefined;
+      found.set(id, { controller, name, handler, rule });
+    }
+  }
+  return found;
+}
+
+/** The handler of an operation; a route served on several paths gets `method[index]` ids. */
+function handlerOf(operation: OperationObject, handlers: Map<string, RouteHandler>, label: string): RouteHandler {
+  const id = (operation.operationId ?? '').replace(/\[\d+\]$/, '');
+  const route = handlers.get(id);
+  if (!route) throw new Error(`no controller method found for ${label} (operation ${operation.operationId})`);
+  return route;
+}
+
+/** The error statuses Swagger found on an operation before this module wrote any. */
+function errorStatusesOf(operation: OperationObject): string[] {
+  return Object.keys(operation.responses).filter((status) => Number(status) >= 400);
+}
+
+function documentRoute(operation: OperationObject, route: RouteHandler, statuses: ErrorStatusMap): void {
+  const policy = rateLimitPolicyOf(route.rule);
+  if (policy) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (isSuccess(status) && response && !isReference(response)) response.headers = { ...response.headers, ...rateLimitHeaders(false) };
+    }
+  }
+  const codes = [...declaredErrorCodes(route.controller, route.handler), ...accessErrorCodes(route.rule)];
+  for (const { status, codes: answered } of groupErrorCodes(codes, statuses)) {
+    operation.responses[String(status)] = errorResponse(answered, status === RATE_LIMITED);
+  }
+}
+
+function errorResponse(codes: ErrorCode[], rateLimited: boolean): ResponseObject {
+  return {
+    description: codes.join(' | '),
+    ...(rateLimited ? { headers: rateLimitHeaders(true) } : {}),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  };
+}
+
+/** References to the shared header definitions; a 429 adds Retry-After. */
+function rateLimitHeaders(refused: boolean): Record<string, ReferenceObject> {
+  const names: string[] = [...RATE_LIMIT_HEADERS, ...(refused ? ['Retry-After'] : [])];
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+function isSuccess(status: string): boolean {
+  const n = Number(status);
+  return n >= 200 && n < 400;
+}
+
+function isReference(value: ResponseObject | ReferenceObject): value is ReferenceObject {
+  return '$ref' in value;
+}
+
+/** The rate-limit header definitions, and the error status map's codes as ErrorBody.code's enum. */
+function finishComponents(doc: OpenAPIObject, statuses: ErrorStatusMap): void {
+  const components = (doc.components ??= {});
+  components.headers = { ...components.headers, ...HEADER_DEFINITIONS };
+  const errorBody = components.schemas?.[ErrorBody.name];
+  const properties = errorBody && !('$ref' in errorBody) ? errorBody.properties : undefined;
+  if (!properties) throw new Error('the OpenAPI document lacks the ErrorBody schema');
+  properties.code = { ...properties.code, enum: Object.keys(statuses) };
+}
+
+const integer = (description: string, example: number): HeaderObject => ({ description, schema: { type: 'integer', example } });
+
+const HEADER_DEFINITIONS: Record<string, HeaderObject> = {
+  'RateLimit-Policy': {
+    description: 'The limit that applies: `"plan";q=<requests>;w=<window seconds>` per workspace, or `"auth";q=<requests>;w=60` per client address on sign-in routes.',
+    schema: { type: 'string', example: '"plan";q=60;w=60' },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"<policy>";r=<remaining requests>;t=<seconds until the window resets>`.',
+    schema: { type: 'string', example: '"plan";r=59;t=42' },
+  },
+  'X-RateLimit-Limit': integer('Requests allowed in the window.', 60),
+  'X-RateLimit-Remaining': integer('Requests left in the window.', 59),
+  'X-RateLimit-Reset': integer('Seconds until the window resets.', 42),
+  'Retry-After': { ...integer('Seconds to wait before the next request can succeed.', 42), required: true },
+};
