@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
+import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
 import type { JobTransport } from '../../../platform/queue/index.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
 import type { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
@@ -37,7 +38,7 @@ function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: bool
   };
   const inWorkspace = (workspaceId: string, id: string) => rows.find((p) => p.id === id && p.workspaceId === workspaceId);
   const posts = {
-    releaseClaim: async (_tx: unknown, workspaceId: string, id: string, claimId: string) => void log.push(`release ${workspaceId} ${id} ${claimId}`),
+    releaseClaim: async (_tx: unknown, workspaceId: string, id: string, claimId: string) => (log.push(`release ${workspaceId} ${id} ${claimId}`), true),
     find: async (_tx: unknown, workspaceId: string, id: string) => inWorkspace(workspaceId, id) ?? null,
     reclaim: async (_tx: unknown, workspaceId: string, id: string) => {
       const row = inWorkspace(workspaceId, id);
@@ -60,6 +61,7 @@ function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: bool
   const dispatcher = new Dispatcher(
     'worker', config, { manager: {} } as unknown as DataSource, scan, posts as unknown as ScheduledPostsRepository,
     states as unknown as OAuthStatesRepository, publisher as unknown as Publisher, events as unknown as PostEvents, queue as unknown as JobTransport,
+    new ProcessLifecycle(),
   );
   return { dispatcher, log };
 }
