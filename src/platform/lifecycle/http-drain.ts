@@ -9,6 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
  * `settled()` waits for the requests in flight, then ends whatever connection is left.
  */
 export class HttpDrain {
+  private readonly responses = new Set<Response>();
   private inFlight = 0;
   /** Requests answered since the drain began. */
   private served = 0;
@@ -18,8 +19,9 @@ export class HttpDrain {
   /** Express middleware, mounted first: counts requests in flight and marks answers during a drain. */
   readonly track = (_req: Request, res: Response, next: NextFunction): void => {
     this.inFlight += 1;
+    this.responses.add(res);
     if (this.draining) res.setHeader('Connection', 'close');
-    res.once('close', () => this.done());
+    res.once('close', () => this.done(res));
     next();
   };
 
@@ -27,9 +29,10 @@ export class HttpDrain {
     return this.inFlight;
   }
 
-  /** Stops accepting connections; answers at once. */
+  /** Stops accepting connections; answers at once. Answers not begun yet will close their connections. */
   stop(server: Server): void {
     this.draining = true;
+    for (const res of this.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
     server.close();
   }
 
@@ -44,7 +47,8 @@ export class HttpDrain {
     return { requests_drained: this.served, requests_cut: cut };
   }
 
-  private done(): void {
+  private done(res: Response): void {
+    this.responses.delete(res);
     this.inFlight -= 1;
     if (this.draining) this.served += 1;
     if (this.inFlight === 0) this.idle?.();
