@@ -42,12 +42,11 @@ interface Outcome {
  */
 function get(agent: Agent, port: number, path: string, token: string, id: string, retried = false): Promise<Outcome> {
   return new Promise((resolve) => {
-    let req: ClientRequest;
     const onError = (err: NodeJS.ErrnoException) => {
       if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(get(agent, port, path, token, id, true));
       else resolve({ id, error: err.code ?? err.message });
     };
-    req = httpRequest({ host: '127.0.0.1', port, path, agent, headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent, headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ id, status: res.statusCode, connection: res.headers.connection, body: Buffer.concat(chunks).toString('utf8') }));
