@@ -7,6 +7,7 @@ import { AccessGuard } from './platform/auth/index.js';
 import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
 import { IdempotencyModule } from './platform/idempotency/index.js';
+import { LifecycleModule } from './platform/lifecycle/index.js';
 import { OutboundModule } from './platform/outbound/index.js';
 import { QueueModule } from './platform/queue/queue.module.js';
 import { RateLimitModule } from './platform/rate-limit/index.js';
@@ -32,6 +33,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        LifecycleModule,
         DatabaseModule,
         RedisModule,
         RateLimitModule,

@@ -1,4 +1,5 @@
 import { AppConfig, ConfigError } from './config/index.js';
+import { ShutdownCoordinator, type ShutdownStep } from './platform/lifecycle/index.js';
 
 /** One JSON log line on stdout, whatever the log level: operators and tests wait for these. */
 export function logLine(level: string, fields: Record<string, unknown>): void {
@@ -30,4 +31,19 @@ export async function startOrExit(what: string, start: () => Promise<void>, exit
     logLine('error', { msg: `${what} failed to start`, err: err instanceof Error ? err.message : String(err) });
     exit(1);
   }
+}
+
+/**
+ * From now on SIGTERM and SIGINT stop the process through `steps`, within SHUTDOWN_TIMEOUT_SECONDS
+ * (see ShutdownCoordinator): one line when the stop begins, one when it ends, exit 0, or exit 1 if
+ * the bound passes or a second signal comes.
+ */
+export function stopOnSignals(role: string, config: AppConfig, steps: ShutdownStep[]): void {
+  new ShutdownCoordinator({
+    role,
+    timeoutMs: config.shutdownTimeoutSeconds * 1000,
+    steps,
+    log: logLine,
+    exit: (code) => process.exit(code),
+  }).listen();
 }

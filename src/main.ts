@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -7,16 +8,18 @@ import express from 'express';
 import helmet from 'helmet';
 import { serveApiDocs } from './api-documents.js';
 import { AppModule } from './app.module.js';
-import { loadConfigOrExit, logLine, startOrExit } from './bootstrap.js';
+import { loadConfigOrExit, logLine, startOrExit, stopOnSignals } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
+import { HttpDrain, ProcessLifecycle } from './platform/lifecycle/index.js';
 import {
   API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
 } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 
-export async function createApi(config: AppConfig): Promise<NestExpressApplication> {
+/** `drain` counts the requests in flight, so that a stop can wait for them (see main). */
+export async function createApi(config: AppConfig, drain = new HttpDrain()): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), {
     logger: new JsonLogger(config.logLevel),
     bodyParser: false,
@@ -27,6 +30,7 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   assertErrorCodesKnown(app, ERROR_STATUS);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  app.use(drain.track);
   app.use(requestId);
   app.use(accessLog);
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
@@ -40,7 +44,6 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
   app.useGlobalFilters(errors);
   app.useGlobalPipes(strictValidationPipe());
   app.useWebSocketAdapter(new WsAdapter(app));
-  app.enableShutdownHooks();
 
   if (config.apiDocsEnabled) serveApiDocs(app);
   // Routes are mounted by init; the JSON 404 for everything else must come after them.
@@ -52,9 +55,20 @@ export async function createApi(config: AppConfig): Promise<NestExpressApplicati
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const app = await createApi(config);
+  const drain = new HttpDrain();
+  const app = await createApi(config, drain);
   await app.listen(config.port, config.host);
-  const { port } = app.getHttpServer().address() as AddressInfo;
+  const server: Server = app.getHttpServer();
+  const lifecycle = app.get(ProcessLifecycle);
+  // Refuse new connections first; then, at once and side by side: sockets close with 1001, job
+  // consumers stop taking jobs and drain, in-flight requests are answered. Nest's hooks close the rest.
+  stopOnSignals('api', config, [
+    { name: 'stop accepting', run: async () => drain.stop(server) },
+    { name: 'drain requests', run: ({ releaseAt }) => { lifecycle.begin(releaseAt); return drain.settled(server, releaseAt); } },
+    { name: 'drain jobs and sockets', run: () => lifecycle.stopped() },
+    { name: 'close', run: () => app.close() },
+  ]);
+  const { port } = server.address() as AddressInfo;
   // Always printed, whatever the log level: tests and operators read the bound port from it.
   logLine('info', { msg: 'api listening', port });
 }

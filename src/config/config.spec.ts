@@ -102,6 +102,16 @@ describe('AppConfig', () => {
     });
   });
 
+  it('bounds a stop at 25 s unless SHUTDOWN_TIMEOUT_SECONDS says otherwise (1 to 600)', () => {
+    expect(new AppConfig({ DATA_DIR: dataDir() }).shutdownTimeoutSeconds).toBe(25);
+    expect(new AppConfig({ DATA_DIR: dataDir(), SHUTDOWN_TIMEOUT_SECONDS: '3' }).shutdownTimeoutSeconds).toBe(3);
+    for (const bad of ['0', '601', '2.5', 'soon']) {
+      expect(() => new AppConfig({ DATA_DIR: dataDir(), SHUTDOWN_TIMEOUT_SECONDS: bad })).toThrow(
+        new ConfigError(`SHUTDOWN_TIMEOUT_SECONDS must be a whole number from 1 to 600, got "${bad}"`),
+      );
+    }
+  });
+
   it('names the variable of a bad value', () => {
     const d = dataDir();
     expect(() => new AppConfig({ DATA_DIR: d, PORT: 'eighty' })).toThrow(/PORT must be a whole number/);

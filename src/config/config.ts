@@ -348,6 +348,11 @@ export class AppConfig {
   readonly rateLimitMultiplier: number;
   /** The longest an open socket goes without its credential being checked again (contract §7: 30 s at most). */
   readonly socketRecheckSeconds: number;
+  /**
+   * The bound on a stop (SIGTERM/SIGINT): in-flight requests and running jobs get this long, less a
+   * reserve for closing connections; past it the process exits 1. Orchestrators must wait longer.
+   */
+  readonly shutdownTimeoutSeconds: number;
   readonly embeddingUrl?: string;
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -419,6 +424,7 @@ export class AppConfig {
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
+    this.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600);
     this.embeddingUrl = url(env, 'EMBEDDING_URL', undefined, ['http:', 'https:']);
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);

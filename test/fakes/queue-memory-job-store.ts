@@ -1,7 +1,7 @@
 import { JobStore } from '../../src/platform/queue/job-store.js';
 import type { JobFailure, JobFailureHookFn, JobRecord } from '../../src/platform/queue/job.types.js';
 import type { Tx } from '../../src/platform/database/index.js';
-import { JobTransport, type JobConsumerFn } from '../../src/platform/queue/transport/job-transport.js';
+import { JobTransport, type CloseReport, type JobConsumerFn } from '../../src/platform/queue/transport/job-transport.js';
 
 /**
  * An in-memory JobStore with the same conditional transitions as the SQL one, for unit tests of
@@ -59,26 +59,32 @@ export class MemoryJobStore extends JobStore {
     });
   }
 
-  async advance(id: string, progress: number): Promise<JobRecord | null> {
+  async advance(id: string, attempt: number, progress: number): Promise<JobRecord | null> {
     const row = this.rows.get(id);
     if (!row || row.progress >= progress) return null;
     return this.change(id, ['running'], (r) => {
       r.progress = progress;
-    });
+    }, attempt);
   }
 
-  async complete(id: string, result: Record<string, unknown> | null): Promise<JobRecord | null> {
+  async complete(id: string, attempt: number, result: Record<string, unknown> | null): Promise<JobRecord | null> {
     return this.change(id, ['running'], (r) => {
       Object.assign(r, { status: 'completed', progress: 100, result, error: null, finishedAt: new Date() });
-    });
+    }, attempt);
   }
 
-  async fail(id: string, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
+  async release(id: string, attempt: number): Promise<boolean> {
+    return this.change(id, ['running'], (r) => {
+      r.status = 'pending';
+    }, attempt) !== null;
+  }
+
+  async fail(id: string, attempt: number, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
     const before = this.rows.get(id);
     const snapshot = before ? { ...before } : undefined;
     const failed = this.change(id, ['running'], (r) => {
       Object.assign(r, { status: 'failed', error, finishedAt: new Date() });
-    });
+    }, attempt);
     if (failed && hook) {
       try {
         await hook(this.failTx, failed);
@@ -98,9 +104,10 @@ export class MemoryJobStore extends JobStore {
       .map((r) => r.id);
   }
 
-  private change(id: string, from: JobRecord['status'][], apply: (r: JobRecord) => void): JobRecord | null {
+  /** A conditional change, as the SQL store's: from one of `from`, and as `attempt` when given. */
+  private change(id: string, from: JobRecord['status'][], apply: (r: JobRecord) => void, attempt?: number): JobRecord | null {
     const row = this.rows.get(id);
-    if (!row || !from.includes(row.status)) return null;
+    if (!row || !from.includes(row.status) || (attempt !== undefined && row.attempts !== attempt)) return null;
     apply(row);
     return { ...row };
   }
@@ -120,7 +127,8 @@ export class RecordingTransport extends JobTransport {
     this.consumer = run;
   }
 
-  async close(): Promise<void> {
+  async close(): Promise<CloseReport> {
     this.closed = true;
+    return { finished: 0, abandoned: 0, dropped: [] };
   }
 }

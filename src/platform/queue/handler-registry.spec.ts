@@ -55,7 +55,7 @@ describe('job handler registry', () => {
     expect(registry.jobTypes().sort()).toEqual(['generate_image', 'generate_week']);
     const image = registry.handlerFor('generate_image')!;
     const job = { id: 'job_1' } as JobRecord;
-    await expect(image.run({ job, progress: async () => undefined })).resolves.toEqual({ by: 'image jobs', job: 'job_1' });
+    await expect(image.run({ job, progress: async () => undefined, signal: new AbortController().signal })).resolves.toEqual({ by: 'image jobs', job: 'job_1' });
     await image.onFailed!({} as Tx, job);
     expect(app.get(ImageJobs).refunded).toEqual(['job_1']);
     expect(registry.handlerFor('generate_week')!.onFailed).toBeUndefined();

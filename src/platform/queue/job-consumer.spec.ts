@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { MemoryJobStore, RecordingTransport } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
+import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobConsumer } from './job-consumer.js';
 import type { JobRunner } from './job-runner.js';
 
@@ -14,7 +15,7 @@ function setup(role: ProcessRole, env: Record<string, string>) {
   const transport = new RecordingTransport();
   const ran: string[] = [];
   const runner = { run: async (id: string) => void ran.push(id) } as unknown as JobRunner;
-  const consumer = new JobConsumer(role, new AppConfig({ ...secrets, ...env }), transport, runner, store);
+  const consumer = new JobConsumer(role, new AppConfig({ ...secrets, ...env }), transport, runner, store, new ProcessLifecycle());
   return { store, transport, consumer, ran };
 }
 

@@ -1,9 +1,10 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
+import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore } from './job-store.js';
-import { JobTransport } from './transport/job-transport.js';
+import { JobTransport, NO_DEADLINE } from './transport/job-transport.js';
 
 export const QUEUE_ROLE = Symbol('QueueRole');
 
@@ -21,12 +22,14 @@ const SWEEP_BATCH = 500;
  * Consumes jobs where this process should (the worker role, or the API when RUN_JOBS_IN_API or no
  * Redis). At start it re-sends every open row: pending ones whose enqueue was lost after commit,
  * and running ones left by a dead process. The transport ignores ids it already holds, so a live
- * job is never started twice by this.
+ * job is never started twice by this. When the process stops it takes no more jobs, lets the
+ * running ones finish until the stop's release point, and puts the rest back to pending.
  */
 @Injectable()
 export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private timer?: NodeJS.Timeout;
+  private closing?: Promise<Record<string, unknown>>;
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -34,6 +37,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly transport: JobTransport,
     private readonly runner: JobRunner,
     private readonly store: JobStore,
+    private readonly lifecycle: ProcessLifecycle,
   ) {}
 
   get consumes(): boolean {
@@ -46,12 +50,34 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     await this.resend(new Date());
     // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
     this.timer = setInterval(() => void this.resend(new Date(Date.now() - SWEEP_MIN_AGE_MS)), SWEEP_INTERVAL_MS);
+    this.lifecycle.onStop((releaseAt) => this.close(releaseAt));
     this.logger.log({ msg: 'job consumer started', role: this.role });
   }
 
+  /** A close no stop began (tests, the CLI) waits for the running jobs, however long. */
   async beforeApplicationShutdown(): Promise<void> {
+    await this.close(NO_DEADLINE);
+  }
+
+  /** Closes once: the stop's listener and the shutdown hook share it. */
+  close(releaseAt: Promise<void>): Promise<Record<string, unknown>> {
+    this.closing ??= this.stopConsuming(releaseAt);
+    return this.closing;
+  }
+
+  /**
+   * Stops taking jobs, waits for the running ones until `releaseAt`, then releases those still
+   * running (rows back to pending first, then their queue messages end) and answers the counts.
+   */
+  private async stopConsuming(releaseAt: Promise<void>): Promise<Record<string, unknown>> {
     clearInterval(this.timer);
-    await this.transport.close();
+    const released = releaseAt.then(() => this.runner.releaseRunning()).catch((err: unknown) => {
+      this.logger.error({ msg: 'running jobs not released; the next start re-sends them', err: String(err) });
+      return 0;
+    });
+    const report = await this.transport.close(released);
+    if (!this.consumes) return {};
+    return { jobs_finished: report.finished, jobs_released: report.abandoned > 0 ? await released : 0 };
   }
 
   /** Re-sends open rows created before `before`. */

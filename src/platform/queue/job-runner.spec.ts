@@ -45,6 +45,7 @@ describe('JobRunner', () => {
   let runner: JobRunner;
 
   beforeEach(() => {
+    hookRuns.length = 0;
     store = new MemoryJobStore();
     publisher = new RecordingPublisher();
     handlers = new Handlers();
@@ -192,5 +193,98 @@ describe('JobRunner', () => {
     });
     await runner.run(JOB);
     expect(row().status).toBe('completed');
+  });
+  /**
+   * A handler whose every run waits until the test lets that run go on (`go(n)`, n-th run from 0),
+   * then answers `result` (with the attempt it ran as) or throws `error`.
+   */
+  function held(outcome: { result?: Record<string, unknown>; error?: Error } = {}) {
+    const seen: JobContext[] = [];
+    const gates: Array<() => void> = [];
+    const entered: Array<() => void> = [];
+    const started = () => new Promise<void>((resolve) => entered.push(resolve));
+    handlers.set('thing', async (ctx) => {
+      seen.push(ctx);
+      await new Promise<void>((resolve) => {
+        gates.push(resolve);
+        entered.shift()?.();
+      });
+      await ctx.progress(90);
+      if (outcome.error) throw outcome.error;
+      return outcome.result && { ...outcome.result, attempt: ctx.job.attempts };
+    }, async () => void hookRuns.push(JOB));
+    return { seen, go: (n = 0) => gates[n](), started };
+  }
+  const hookRuns: string[] = [];
+
+  it('a run that lost its claim to a later run can neither complete nor fail the job: the later run finishes it, once', async () => {
+    const h = held({ result: { from: 'a run' } });
+    const firstStarted = h.started();
+    const first = runner.run(JOB);
+    await firstStarted;
+    // A second delivery claims the job (a peer after a stall): attempt 2 now owns the row.
+    const secondStarted = h.started();
+    const second = runner.run(JOB);
+    await secondStarted;
+    // The stale run ends first: it must not finish the job the second run now holds.
+    h.go(0);
+    await first;
+    expect(row()).toMatchObject({ status: 'running', attempts: 2, result: null });
+    h.go(1);
+    await second;
+    expect(row()).toMatchObject({ status: 'completed', attempts: 2, progress: 100, result: { from: 'a run', attempt: 2 } });
+    expect(publisher.types().filter((t) => t === 'job.completed')).toHaveLength(1);
+  });
+
+  it('a stale run that fails runs no failure hook (no refund) and leaves the job to its owner', async () => {
+    const h = held({ error: new AppError('upstream_failed', 'late') });
+    const firstStarted = h.started();
+    const first = runner.run(JOB);
+    await firstStarted;
+    store.rows.set(JOB, { ...row(), attempts: 2 }); // claimed again elsewhere
+    h.go();
+    await first;
+    expect(row()).toMatchObject({ status: 'running', attempts: 2, error: null });
+    expect(hookRuns).toEqual([]);
+    expect(publisher.types()).toEqual(['job.progress']);
+  });
+
+  it('releases a running job at a stop: the row is pending again, the handler is aborted and what it does later is ignored', async () => {
+    const h = held({ result: { from: 'released run' } });
+    const started = h.started();
+    const first = runner.run(JOB);
+    await started;
+    expect(runner.running).toBe(1);
+    await expect(runner.releaseRunning()).resolves.toBe(1);
+    expect(row()).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(h.seen[0].signal.aborted).toBe(true);
+    h.go();
+    await first;
+    expect(row()).toMatchObject({ status: 'pending', progress: 0, result: null });
+    expect(publisher.types()).toEqual(['job.progress']);
+    expect(runner.running).toBe(0);
+
+    // The next delivery (the re-send at the next start) runs it again and completes it.
+    handlers.set('thing', async () => ({ from: 'second run' }));
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'completed', attempts: 2, result: { from: 'second run' } });
+    expect(publisher.types().filter((t) => t === 'job.completed')).toHaveLength(1);
+  });
+
+  it('a released handler that then throws does not fail the job', async () => {
+    const h = held({ error: new AppError('upstream_failed', 'the stop cut the provider call') });
+    const started = h.started();
+    const first = runner.run(JOB);
+    await started;
+    await runner.releaseRunning();
+    h.go();
+    await first;
+    expect(row()).toMatchObject({ status: 'pending', error: null });
+    expect(hookRuns).toEqual([]);
+  });
+
+  it('releases nothing when nothing runs', async () => {
+    await expect(runner.releaseRunning()).resolves.toBe(0);
+    expect(row().status).toBe('pending');
   });
 });

@@ -14,14 +14,22 @@ export function toJobFailure(err: unknown): JobFailure {
   return { code: 'job_failed', message: 'The job failed unexpectedly.' };
 }
 
+/** A run in this process: the job as claimed (its attempt fences every write) and how to let it go. */
+interface ActiveRun {
+  job: JobRecord;
+  abort: AbortController;
+}
+
 /**
  * Runs one delivered job against its row. Delivery is at-least-once, so the row decides: a job
  * already completed, failed or cancelled is skipped; a pending or running one (re-delivered after a
- * crash) runs, and its idempotent handler does the work once.
+ * crash) runs, and its idempotent handler does the work once. Every write of a run is fenced by
+ * its claim's attempt, so only the latest run of a job can finish it.
  */
 @Injectable()
 export class JobRunner {
   private readonly logger = new Logger('Jobs');
+  private readonly active = new Map<string, ActiveRun>();
 
   constructor(
     private readonly store: JobStore,
@@ -42,33 +50,65 @@ export class JobRunner {
       await this.failJob(job, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
       return;
     }
-    await this.execute(job, handler);
+    const run: ActiveRun = { job, abort: new AbortController() };
+    this.active.set(job.id, run);
+    try {
+      await this.execute(run, handler);
+    } finally {
+      if (this.active.get(job.id) === run) this.active.delete(job.id);
+    }
   }
 
-  private async execute(job: JobRecord, handler: RegisteredHandler): Promise<void> {
+  /**
+   * Lets go of every job still running here (a stop's bound is near): each row goes back to
+   * pending, so the next delivery (the re-send at the next start, or a peer's sweep) runs it again,
+   * and each handler's signal aborts. Whatever such a handler does afterwards is fenced out.
+   * Answers how many rows were released.
+   */
+  async releaseRunning(): Promise<number> {
+    const runs = [...this.active.values()];
+    this.active.clear();
+    let released = 0;
+    for (const { job, abort } of runs) {
+      abort.abort();
+      if (await this.store.release(job.id, job.attempts)) released += 1;
+      this.logger.warn({ msg: 'job released at stop', job_id: job.id, job_type: job.jobType, attempt: job.attempts });
+    }
+    return released;
+  }
+
+  /** How many jobs this process is running. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  private async execute({ job, abort }: ActiveRun, handler: RegisteredHandler): Promise<void> {
     let result: Record<string, unknown> | void;
     try {
-      result = await handler.run(this.contextFor(job));
+      result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
+      if (abort.signal.aborted) return;
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       await this.failJob(job, toJobFailure(err), handler.onFailed);
       return;
     }
-    const done = await this.store.complete(job.id, result ?? null);
+    if (abort.signal.aborted) return;
+    const done = await this.store.complete(job.id, job.attempts, result ?? null);
     if (done) await this.emit('job.completed', done);
   }
 
-  private contextFor(job: JobRecord): JobContext {
+  private contextFor(job: JobRecord, signal: AbortSignal): JobContext {
     let reported = job.progress;
     return {
       job,
+      signal,
       progress: async (percent: number) => {
-        if (!Number.isFinite(percent)) return;
+        if (!Number.isFinite(percent) || signal.aborted) return;
         const pct = Math.min(100, Math.max(0, Math.round(percent)));
         // Never backwards, and no write for a value already reported.
         if (pct <= reported) return;
         reported = pct;
-        const updated = await this.store.advance(job.id, pct);
+        const updated = await this.store.advance(job.id, job.attempts, pct);
         if (updated) await this.emit('job.progress', updated);
       },
     };
@@ -77,12 +117,12 @@ export class JobRunner {
   private async failJob(job: JobRecord, failure: JobFailure, hook?: JobFailureHookFn): Promise<void> {
     let failed: JobRecord | null;
     try {
-      failed = await this.store.fail(job.id, failure, hook);
+      failed = await this.store.fail(job.id, job.attempts, failure, hook);
     } catch (err) {
       if (!hook) throw err;
       // The hook rolled back with its transaction; the job must still end rather than hang as running.
       this.logger.error({ msg: 'job failure hook threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
-      failed = await this.store.fail(job.id, failure);
+      failed = await this.store.fail(job.id, job.attempts, failure);
     }
     if (failed) await this.emit('job.failed', failed);
   }

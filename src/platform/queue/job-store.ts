@@ -7,7 +7,10 @@ import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.t
 
 /**
  * Reads and writes job rows. Every state change is a conditional update, so a re-delivered or
- * concurrent message can never move a finished job again.
+ * concurrent message can never move a finished job again. A run is fenced by the attempt its claim
+ * counted: a run that lost its claim (released at a stop, or claimed again by another process after
+ * its own was presumed dead) can no longer report progress, complete or fail the job, so a job
+ * completes once, whoever runs it last.
  */
 export abstract class JobStore {
   abstract insert(tx: Tx, job: JobRecord): Promise<void>;
@@ -15,11 +18,14 @@ export abstract class JobStore {
   abstract findManyInWorkspace(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<JobRecord[]>;
   /** pending|running → running, attempts+1; null when missing or already finished. */
   abstract claim(id: string): Promise<JobRecord | null>;
-  /** Raises progress of a running job; null when it was already at or past `progress`. */
-  abstract advance(id: string, progress: number): Promise<JobRecord | null>;
-  abstract complete(id: string, result: Record<string, unknown> | null): Promise<JobRecord | null>;
-  /** running → failed, running `hook` in the same transaction; null when the job was not running. */
-  abstract fail(id: string, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null>;
+  /** Raises progress of the job running as `attempt`; null when it was already at or past `progress`. */
+  abstract advance(id: string, attempt: number, progress: number): Promise<JobRecord | null>;
+  /** running as `attempt` → completed; null when the job is not running as that attempt. */
+  abstract complete(id: string, attempt: number, result: Record<string, unknown> | null): Promise<JobRecord | null>;
+  /** running as `attempt` → failed, running `hook` in the same transaction; null when it was not. */
+  abstract fail(id: string, attempt: number, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null>;
+  /** running as `attempt` → pending (a stop let it go): the next delivery runs it again; false when it was not. */
+  abstract release(id: string, attempt: number): Promise<boolean>;
   /** Ids of pending or running jobs created before `before`, oldest first. */
   abstract openJobIds(before: Date, limit: number): Promise<string[]>;
 }
@@ -69,6 +75,9 @@ export function jobInsertSql(p: SqlParams, job: JobRecord): string {
       jsonParam(job.result), jsonParam(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt])})`;
 }
 
+/** The condition of every change a run makes: the job is running, and as this run's attempt ($2). */
+const RUNNING_AS = `status = 'running' AND attempts = $2`;
+
 @Injectable()
 export class TypeOrmJobStore extends JobStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {
@@ -101,30 +110,34 @@ export class TypeOrmJobStore extends JobStore {
     );
   }
 
-  advance(id: string, progress: number): Promise<JobRecord | null> {
-    return this.update(this.ds, 'progress = $2', `status = 'running' AND progress < $2`, [id, progress]);
+  advance(id: string, attempt: number, progress: number): Promise<JobRecord | null> {
+    return this.update(this.ds, 'progress = $3', `${RUNNING_AS} AND progress < $3`, [id, attempt, progress]);
   }
 
-  complete(id: string, result: Record<string, unknown> | null): Promise<JobRecord | null> {
+  complete(id: string, attempt: number, result: Record<string, unknown> | null): Promise<JobRecord | null> {
     return this.update(
       this.ds,
-      `status = 'completed', progress = 100, result = $2::jsonb, error = NULL, finished_at = now()`,
-      `status = 'running'`,
-      [id, jsonParam(result)],
+      `status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`,
+      RUNNING_AS,
+      [id, attempt, jsonParam(result)],
     );
   }
 
-  fail(id: string, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
+  fail(id: string, attempt: number, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
     return this.ds.transaction(async (tx) => {
       const failed = await this.update(
         tx,
-        `status = 'failed', error = $2::jsonb, finished_at = now()`,
-        `status = 'running'`,
-        [id, JSON.stringify(error)],
+        `status = 'failed', error = $3::jsonb, finished_at = now()`,
+        RUNNING_AS,
+        [id, attempt, JSON.stringify(error)],
       );
       if (failed && hook) await hook(tx, failed);
       return failed;
     });
+  }
+
+  async release(id: string, attempt: number): Promise<boolean> {
+    return (await this.update(this.ds, `status = 'pending'`, RUNNING_AS, [id, attempt])) !== null;
   }
 
   async openJobIds(before: Date, limit: number): Promise<string[]> {

@@ -47,10 +47,14 @@ export type NewJob<T extends JobType = JobType> = { [K in T]: NewJobOf<K> }[T];
  * What a handler gets: its job (as claimed, `status: 'running'`), and a way to report progress
  * (0-100, never backwards), streamed as `job.progress`. Call `progress` outside your own
  * transactions: it writes the job row on its own connection (PGlite runs one transaction at a time).
+ * `signal` aborts when the process stops before the handler finished and lets the job go (the row
+ * is pending again; another run does the work): from then on the handler's outcome is ignored, and
+ * it must not record a failure of its own (an error it meets may be the stop's).
  */
 export interface JobContext<T extends JobType = JobType> {
   job: JobRecord<T>;
   progress(percent: number): Promise<void>;
+  signal: AbortSignal;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { AppConfig } from '../../config/index.js';
 import type { Caller } from '../../core/index.js';
 import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator } from '../auth/index.js';
+import { ProcessLifecycle } from '../lifecycle/index.js';
 import { RateLimiter } from '../rate-limit/index.js';
 import { RealtimeBus } from './realtime.types.js';
 import { SocketAccessWatch, WATCH_TICK_MS } from './socket-access-watch.js';
@@ -15,11 +16,16 @@ export const SOCKET_PATH = '/api/v1/ws';
 export const HEARTBEAT_MS = 30_000;
 /** Clients send only small control messages. */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
+/** RFC 6455 "going away": the server is stopping; clients reconnect (to another instance). */
+export const GOING_AWAY_CLOSE = 1001;
+const CLOSE_GRACE_MS = 1000;
+const CLOSED = 3;
 
 /**
  * The socket at /api/v1/ws (API role only). It authenticates each connection with the same
  * authenticators as HTTP, delivers the bus's events to the sockets of their workspace that may read
- * them, and keeps checking each socket's credential while it is open (`SocketAccessWatch`).
+ * them, and keeps checking each socket's credential while it is open (`SocketAccessWatch`). When
+ * the process stops, every socket is closed with 1001 at once, and one that connects meanwhile too.
  */
 @WebSocketGateway({ path: SOCKET_PATH, maxPayload: MAX_MESSAGE_BYTES })
 export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnModuleDestroy {
@@ -36,6 +42,7 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
     private readonly moduleRef: ModuleRef,
     limiter: RateLimiter,
     config: AppConfig,
+    private readonly lifecycle: ProcessLifecycle,
   ) {
     this.watch = new SocketAccessWatch({
       readStamps: (workspaceIds) => limiter.readAccessStamps(workspaceIds),
@@ -53,6 +60,18 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
     this.heartbeat.unref();
     this.watchTimer = setInterval(() => void this.watch.tick(), WATCH_TICK_MS);
     this.watchTimer.unref();
+    this.lifecycle.onStop(async () => ({ sockets_closed: this.closeAll() }));
+  }
+
+  /**
+   * Closes every socket with "going away"; answers how many. A client that does not answer the
+   * close within a second is cut, so that it cannot hold the HTTP server (and the stop) open.
+   */
+  private closeAll(): number {
+    const sockets = [...this.sessions].map((s) => s.socket);
+    for (const socket of sockets) socket.close(GOING_AWAY_CLOSE, 'server stopping');
+    setTimeout(() => sockets.forEach((socket) => socket.readyState !== CLOSED && socket.terminate()), CLOSE_GRACE_MS).unref();
+    return sockets.length;
   }
 
   onModuleDestroy(): void {
@@ -61,6 +80,10 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
   }
 
   handleConnection(socket: WebSocket): void {
+    if (this.lifecycle.stopping) {
+      socket.close(GOING_AWAY_CLOSE, 'server stopping');
+      return;
+    }
     const session = new SocketSession(socket, {
       authenticate: (token) => this.authenticate(token),
       opened: (s) => {

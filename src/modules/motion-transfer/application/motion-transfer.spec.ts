@@ -185,7 +185,7 @@ async function errorOf(p: Promise<unknown>): Promise<AppError> {
 async function runJob(s: Setup, jobId: string) {
   const progress: number[] = [];
   const job = s.jobs.rows.get(jobId) as JobRecord<'motion_transfer'>;
-  const ctx: JobContext<'motion_transfer'> = { job: { ...job, status: 'running' }, progress: async (p) => void progress.push(p) };
+  const ctx: JobContext<'motion_transfer'> = { job: { ...job, status: 'running' }, progress: async (p) => void progress.push(p), signal: new AbortController().signal };
   return { result: await s.job.run(ctx), progress };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
+import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
 import type { JobTransport } from '../../../platform/queue/index.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
 import type { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
@@ -20,7 +21,20 @@ const post = (id: string, over: Partial<ScheduledPost> = {}): ScheduledPost => (
  * The dispatcher over in-memory stand-ins: what it claims, queues, releases and hands to the
  * publisher. The tenant repository's stand-in sees a post only through its own workspace.
  */
-function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: boolean; rows?: ScheduledPost[] } = {}) {
+interface SetupOptions {
+  queued?: number;
+  due?: ScheduledPost[];
+  queueFails?: boolean;
+  rows?: ScheduledPost[];
+  /** Attempts wait for this before they end. */
+  hold?: Promise<void>;
+  /** Posts whose call was sent: their claims cannot be given back. */
+  sent?: string[];
+  /** Messages the queue held unstarted when it closed. */
+  dropped?: Array<{ jobId: string; key: string }>;
+}
+
+function setup(opts: SetupOptions = {}) {
   const log: string[] = [];
   const rows = opts.rows ?? [];
   const scan = {
@@ -37,22 +51,40 @@ function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: bool
   };
   const inWorkspace = (workspaceId: string, id: string) => rows.find((p) => p.id === id && p.workspaceId === workspaceId);
   const posts = {
-    releaseClaim: async (_tx: unknown, workspaceId: string, id: string, claimId: string) => void log.push(`release ${workspaceId} ${id} ${claimId}`),
+    releaseClaim: async (_tx: unknown, workspaceId: string, id: string, claimId: string) => {
+      if (opts.sent?.includes(id)) return false;
+      log.push(`release ${workspaceId} ${id} ${claimId}`);
+      return true;
+    },
     find: async (_tx: unknown, workspaceId: string, id: string) => inWorkspace(workspaceId, id) ?? null,
     reclaim: async (_tx: unknown, workspaceId: string, id: string) => {
       const row = inWorkspace(workspaceId, id);
       return row ? { ...row, claimId: 'claim2' } : null;
     },
   };
+  const running = new Set<Promise<unknown>>();
   const queue = {
     add: async (id: string, key?: string) => {
       if (opts.queueFails) throw new Error('redis away');
       log.push(`queue ${id} ${key}`);
     },
+    // Like the transports: waits for the runs until `letGo`, then reports what it left.
+    close: async (letGo: Promise<unknown>) => {
+      log.push('queue closing');
+      const ended = await Promise.race([Promise.all(running).then(() => true), letGo.then(() => false)]);
+      return { finished: ended ? running.size : 0, abandoned: ended ? 0 : running.size, dropped: opts.dropped ?? [] };
+    },
   };
   const events = { changed: async (...changed: ScheduledPost[]) => void log.push(`event ${changed.map((p) => p.id).join(',')}`) };
   const publisher = {
-    attempt: async (p: ScheduledPost) => (log.push(`attempt ${p.id}`), p),
+    attempt: async (p: ScheduledPost) => {
+      log.push(`attempt ${p.id}`);
+      const run = opts.hold ?? Promise.resolve();
+      running.add(run);
+      await run;
+      running.delete(run);
+      return p;
+    },
     reconcileAbandoned: async (p: ScheduledPost) => (log.push(`reconcile ${p.id} ${p.claimId}`), p),
   };
   const states = { purgeExpired: async () => 0 };
@@ -60,6 +92,7 @@ function setup(opts: { queued?: number; due?: ScheduledPost[]; queueFails?: bool
   const dispatcher = new Dispatcher(
     'worker', config, { manager: {} } as unknown as DataSource, scan, posts as unknown as ScheduledPostsRepository,
     states as unknown as OAuthStatesRepository, publisher as unknown as Publisher, events as unknown as PostEvents, queue as unknown as JobTransport,
+    new ProcessLifecycle(),
   );
   return { dispatcher, log };
 }
@@ -111,5 +144,32 @@ describe('Dispatcher', () => {
     const { dispatcher, log } = setup({ rows });
     expect(await dispatcher.sweep()).toBe(2);
     expect(log).toEqual(['queue ws_a/sch_unsent sch_unsent:claim2', 'reconcile sch_sent claim2']);
+  });
+
+  it('at a stop, gives back the claims of attempts not sent and of messages held unstarted, and leaves a sent one to the sweeper', async () => {
+    let releaseAt!: () => void;
+    const rows = [post('sch_unsent'), post('sch_sent', { claimId: 'claim7' })];
+    const { dispatcher, log } = setup({
+      rows, hold: new Promise(() => undefined), sent: ['sch_sent'],
+      dropped: [{ jobId: 'ws_a/sch_waiting', key: 'sch_waiting:claim3' }, { jobId: 'ws_a/sch_odd', key: 'other:claim3' }],
+    });
+    void dispatcher.run('ws_a/sch_unsent');
+    void dispatcher.run('ws_a/sch_sent');
+    const closing = dispatcher.close(new Promise<void>((resolve) => (releaseAt = resolve)));
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['attempt sch_unsent', 'attempt sch_sent', 'queue closing']);
+    releaseAt();
+    await expect(closing).resolves.toEqual({ posts_finished: 0, posts_released: 2 });
+    expect(log.slice(3)).toEqual(['release ws_a sch_unsent claim1', 'release ws_a sch_waiting claim3']);
+    // The stop's listener and the shutdown hook share one close.
+    await expect(dispatcher.beforeApplicationShutdown()).resolves.toBeUndefined();
+    expect(log.filter((l) => l === 'queue closing')).toHaveLength(1);
+  });
+
+  it('a stop whose attempts all end before the release point gives nothing back', async () => {
+    const { dispatcher, log } = setup({ rows: [post('sch_1')] });
+    await dispatcher.run('ws_a/sch_1');
+    await expect(dispatcher.close(new Promise(() => undefined))).resolves.toEqual({ posts_finished: 0, posts_released: 0 });
+    expect(log).toEqual(['attempt sch_1', 'queue closing']);
   });
 });

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProcessRole } from '../../../core/index.js';
 import { AppConfig } from '../../../config/index.js';
-import { consumesQueues, JobTransport, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
+import { consumesQueues, JobTransport, NO_DEADLINE, QUEUE_ROLE, type DroppedMessage } from '../../../platform/queue/index.js';
 import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
 import { OAuthStatesRepository } from '../infrastructure/oauth-states.repository.js';
 import { PublishQueueScan } from '../infrastructure/publish-queue-scan.js';
@@ -22,11 +23,16 @@ const SWEEP_BATCH = 50;
  */
 const messageKey = (post: ScheduledPost): string => `${post.id}:${post.claimId}`;
 
+/** The claim a message key names (see messageKey). */
+const claimOfKey = (key: string, postId: string): string | null => (key.startsWith(`${postId}:`) ? key.slice(postId.length + 1) : null);
+
 /**
  * PostgreSQL decides what is due. In every consuming process, a loop claims due posts
  * (pending → publishing, `FOR UPDATE SKIP LOCKED`, so several dispatchers never take the same
  * post) and queues them, each message naming the post and its workspace. A sweeper takes over posts
- * whose claim outlived the lease: not yet sent → queued again; sent → reconciled.
+ * whose claim outlived the lease: not yet sent → queued again; sent → reconciled. At a stop it claims
+ * no more, lets running attempts finish until the release point, then gives back the claims of
+ * those not yet sent (and of messages this process held unstarted); a sent one is left to the sweeper.
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -36,6 +42,9 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
   private loop?: Promise<void>;
   private sweeper?: NodeJS.Timeout;
   private sweeping = false;
+  private closing?: Promise<Record<string, unknown>>;
+  /** Attempts running in this process, by post id: what a stop gives back. */
+  private readonly running = new Map<string, ScheduledPost>();
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -47,6 +56,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly publisher: Publisher,
     private readonly events: PostEvents,
     @Inject(PUBLISH_QUEUE) private readonly queue: JobTransport,
+    private readonly lifecycle: ProcessLifecycle,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,15 +65,61 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     this.loop = this.dispatchLoop();
     const every = Math.min(30_000, Math.max(1_000, (this.config.publishing.leaseSeconds * 1000) / 4));
     this.sweeper = setInterval(() => void this.sweep(), every);
+    this.lifecycle.onStop((releaseAt) => this.close(releaseAt));
     this.logger.log({ msg: 'publish dispatcher started', role: this.role });
   }
 
+  /** A close no stop began waits for the running attempts, however long. */
   async beforeApplicationShutdown(): Promise<void> {
+    await this.close(NO_DEADLINE);
+  }
+
+  /** Closes once: the stop's listener and the shutdown hook share it. */
+  close(releaseAt: Promise<void>): Promise<Record<string, unknown>> {
+    this.closing ??= this.stopPublishing(releaseAt);
+    return this.closing;
+  }
+
+  private async stopPublishing(releaseAt: Promise<void>): Promise<Record<string, unknown>> {
     this.stopped = true;
     clearInterval(this.sweeper);
     this.wake?.();
     await this.loop;
-    await this.queue.close();
+    const released = releaseAt.then(() => this.releaseRunning()).catch((err: unknown) => {
+      this.logger.error({ msg: 'running publish attempts not given back; the sweeper takes them over after the lease', err: String(err) });
+      return 0;
+    });
+    const report = await this.queue.close(released);
+    const dropped = await this.releaseDropped(report.dropped);
+    if (!consumesQueues(this.role, this.config)) return {};
+    return { posts_finished: report.finished, posts_released: (report.abandoned > 0 ? await released : 0) + dropped };
+  }
+
+  /**
+   * Gives back the claims of the attempts still running: those that have not sent their call go
+   * back to pending (their attempt, should it go on, can no longer mark the call: the claim is
+   * gone); those that have stay `publishing` for the sweeper to reconcile, never sent again.
+   */
+  private async releaseRunning(): Promise<number> {
+    const posts = [...this.running.values()];
+    this.running.clear();
+    let released = 0;
+    for (const post of posts) {
+      if (await this.posts.releaseClaim(this.ds.manager, post.workspaceId, post.id, post.claimId!)) released += 1;
+      else this.logger.warn({ msg: 'publish attempt left to the sweeper at stop: its call may have been sent', post_id: post.id });
+    }
+    return released;
+  }
+
+  /** Messages an in-process queue held unstarted are lost with it: their claims go back to pending. */
+  private async releaseDropped(dropped: DroppedMessage[]): Promise<number> {
+    let released = 0;
+    for (const { jobId, key } of dropped) {
+      const { workspaceId, postId } = readPublishMessage(jobId);
+      const claimId = claimOfKey(key, postId);
+      if (workspaceId && claimId && (await this.posts.releaseClaim(this.ds.manager, workspaceId, postId, claimId))) released += 1;
+    }
+    return released;
   }
 
   /**
@@ -100,7 +156,12 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     if (!workspaceId) return;
     const post = await this.posts.find(this.ds.manager, workspaceId, message.postId);
     if (!post || post.status !== 'publishing' || post.callStartedAt) return;
-    await this.publisher.attempt(post);
+    this.running.set(post.id, post);
+    try {
+      await this.publisher.attempt(post);
+    } finally {
+      if (this.running.get(post.id) === post) this.running.delete(post.id);
+    }
   }
 
   /**

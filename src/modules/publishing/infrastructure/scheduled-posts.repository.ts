@@ -122,13 +122,18 @@ export class ScheduledPostsRepository {
     return this.updateOne(tx, `status = 'cancelled'`, [id, workspaceId], `status = 'pending'`);
   }
 
-  /** Gives a claim back (its message could not be queued): pending again, the attempt not counted. */
-  async releaseClaim(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<void> {
-    await tx.query(
+  /**
+   * Gives a claim back (its message could not be queued, or a stop let it go): pending again, the
+   * attempt not counted. Only while nothing was sent under it; false when it was (or the claim is
+   * no longer this one), and then the post stays for the sweeper to reconcile.
+   */
+  async releaseClaim(tx: Tx, workspaceId: string, id: string, claimId: string): Promise<boolean> {
+    const rows = await changedRows<unknown>(tx,
       `UPDATE scheduled_posts SET status = 'pending', claim_id = NULL, claimed_at = NULL, attempts = attempts - 1, updated_at = now()
-       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing' AND call_started_at IS NULL`,
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing' AND call_started_at IS NULL RETURNING id`,
       [id, workspaceId, claimId],
     );
+    return rows.length > 0;
   }
 
   /** Claims one post of a workspace now, whatever its due time (publish-now). */

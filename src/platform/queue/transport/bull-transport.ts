@@ -1,11 +1,17 @@
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
-import { JobTransport, type JobConsumerFn } from './job-transport.js';
+import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
 
 export const BULL_QUEUE_NAME = 'jobs';
 
 interface Message {
   jobId: string;
+}
+
+/** A run Bull is waiting on; `letGo` ends Bull's wait without waiting for the run. */
+interface Tracked {
+  done: Promise<void>;
+  letGo(): void;
 }
 
 /**
@@ -16,6 +22,7 @@ interface Message {
 export class BullTransport extends JobTransport {
   private readonly logger = new Logger('Jobs');
   private readonly queue: Bull.Queue<Message>;
+  private readonly active = new Set<Tracked>();
 
   constructor(redisUrl: string, prefix: string, private readonly concurrency: number, name = BULL_QUEUE_NAME) {
     super();
@@ -32,12 +39,37 @@ export class BullTransport extends JobTransport {
   }
 
   consume(run: JobConsumerFn): void {
-    this.queue.process(this.concurrency, (job) => run(job.data.jobId)).catch((err: unknown) => {
+    this.queue.process(this.concurrency, (job) => this.track(run(job.data.jobId))).catch((err: unknown) => {
       this.logger.error({ msg: 'job consumer stopped', err: String(err) });
     });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Pauses this process's consumer at once (other workers go on taking the queue), waits for the
+   * running jobs until `letGo`, then ends the messages of those still running: Bull completes and
+   * removes them, so the next re-send of their rows is queued afresh instead of being taken for a
+   * message still held (a held message only comes back after Bull's stall check, 30 s or more).
+   */
+  async close(letGo: Promise<unknown> = NO_DEADLINE): Promise<CloseReport> {
+    await this.queue.pause(true, true).catch((err: unknown) => this.logger.warn({ msg: 'job queue not paused', err: String(err) }));
+    const running = this.active.size;
+    let abandoned = 0;
+    if (!(await runsEndedBefore([...this.active].map((t) => t.done), letGo))) {
+      abandoned = this.active.size;
+      for (const tracked of [...this.active]) tracked.letGo();
+    }
     await this.queue.close();
+    return { finished: running - abandoned, abandoned, dropped: [] };
+  }
+
+  private track(run: Promise<void>): Promise<void> {
+    let letGo!: () => void;
+    const done = new Promise<void>((resolve, reject) => {
+      letGo = resolve;
+      run.then(resolve, reject);
+    });
+    const tracked: Tracked = { done, letGo };
+    this.active.add(tracked);
+    return done.finally(() => this.active.delete(tracked));
   }
 }

@@ -71,12 +71,26 @@ describe('InProcessTransport', () => {
     await t.add('a');
     await t.add('b');
     let closed = false;
-    const closing = t.close().then(() => (closed = true));
+    const closing = t.close().then((report) => ((closed = true), report));
     await tick();
     expect(closed).toBe(false);
     g.release.get('a')!();
-    await closing;
+    await expect(closing).resolves.toEqual({ finished: 1, abandoned: 0, dropped: [{ jobId: 'b', key: 'b' }] });
     await t.add('c');
     expect(g.started).toEqual(['a']);
+  });
+
+  it('close stops waiting when told to let go, and reports the runs it left', async () => {
+    const t = new InProcessTransport(2);
+    const g = gatedRunner();
+    t.consume(g.run);
+    await t.add('a');
+    await t.add('b', 'b:1');
+    let letGo!: () => void;
+    const closing = t.close(new Promise<void>((resolve) => (letGo = resolve)));
+    g.release.get('a')!();
+    await tick();
+    letGo();
+    await expect(closing).resolves.toEqual({ finished: 1, abandoned: 1, dropped: [] });
   });
 });

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { JobTransport, type JobConsumerFn } from './job-transport.js';
+import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
 
 /**
  * The queue without Redis: a FIFO in this process with bounded concurrency. Ids queued before a
@@ -30,10 +30,13 @@ export class InProcessTransport extends JobTransport {
     this.pump();
   }
 
-  async close(): Promise<void> {
+  async close(letGo: Promise<unknown> = NO_DEADLINE): Promise<CloseReport> {
     this.closed = true;
-    this.waiting.length = 0;
-    await Promise.allSettled([...this.active]);
+    const dropped = this.waiting.splice(0);
+    for (const { key } of dropped) this.known.delete(key);
+    const running = this.active.size;
+    const abandoned = (await runsEndedBefore(this.active, letGo)) ? 0 : this.active.size;
+    return { finished: running - abandoned, abandoned, dropped };
   }
 
   /** How many jobs are waiting or running; tests wait for it to reach 0. */

@@ -17,7 +17,7 @@ export interface GenerationInput {
 /**
  * The frame every item-generating job runs in: begin the item, let `makeMedia` produce and store
  * its media, write the caption when the client gave none, finish. A failure marks the item failed
- * before it reaches the runner (whose failure hook then refunds).
+ * before it reaches the runner (whose failure hook then refunds), unless the run was let go at a stop.
  */
 @Injectable()
 export class ItemGeneration {
@@ -31,7 +31,8 @@ export class ItemGeneration {
     try {
       return await this.generate(ctx, makeMedia);
     } catch (err) {
-      await this.steps.markFailed(ctx.job);
+      // A job let go at a stop runs again elsewhere: its item is not failed, whatever this run met.
+      if (!ctx.signal.aborted) await this.steps.markFailed(ctx.job);
       throw err;
     }
   }
