@@ -487,6 +487,25 @@ describe('publishing to the platforms in live mode', () => {
       const done = await finished(post.id, 'failed', 5_000);
       expect(done).toMatchObject({ attempts: 1, error: { code: 'content_rejected' } });
     });
+    it('names the platform as the client spelled it (x, not twitter), in the message, the details and the post alike', async () => {
+      const fake = fakes.twitter;
+      const generated = await api(server).post('/content/generate').set(user.auth).send({ character_id: character, platform: 'x', prompt: `x spelling ${Date.now().toString(36)}`, type: 'single' });
+      expect(generated.status).toBe(201);
+      const id = generated.body.item.id as string;
+      const item = await waitFor(async () => {
+        const it = await getItem(id);
+        return it.status === 'approved' ? it : undefined;
+      }, 30_000, `item ${id} to be approved`);
+      fake.reset();
+      const post = await schedule(item, 3600_000);
+      expect(post.platform).toBe('x');
+      fake.setMode({ kind: 'fail', status: 503, times: 10 });
+      const res = await api(server).post(`/schedule/${post.id}/publish-now`).set(user.auth);
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ code: 'upstream_failed', details: { platform: 'x', scheduled_post: { platform: 'x' } } });
+      expect(JSON.stringify(res.body)).not.toMatch(/twitter/i);
+      fake.reset();
+    });
   });
 
   describe('DELETE /integrations/{p}', () => {

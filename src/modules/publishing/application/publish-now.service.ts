@@ -71,13 +71,13 @@ export class PublishNowService {
       return { post, result: { remotePostId: post.remotePostId, mediaUrls: post.mediaUrls } };
     }
     if (post.status === 'publishing') {
-      throw new AppError('upstream_failed', `${post.platformKey} has not confirmed the post yet; it will be checked again, and never sent twice.`, {
-        platform: post.platformKey, code: 'unconfirmed', scheduled_post: toScheduledPostBody(post),
+      throw new AppError('upstream_failed', `${post.platform} has not confirmed the post yet; it will be checked again, and never sent twice.`, {
+        platform: post.platform, code: 'unconfirmed', scheduled_post: toScheduledPostBody(post),
       });
     }
     const code = post.error?.code ?? 'unknown_error';
-    throw new AppError('upstream_failed', post.error?.message ?? `${post.platformKey} did not publish the post.`, {
-      platform: post.platformKey, code, scheduled_post: toScheduledPostBody(post),
+    throw new AppError('upstream_failed', post.error?.message ?? `${post.platform} did not publish the post.`, {
+      platform: post.platform, code, scheduled_post: toScheduledPostBody(post),
     });
   }
 }

@@ -110,7 +110,7 @@ export class Publisher {
       throw new PublishFailure('content_rejected', `The content is ${item.status}, no longer approved; it was not posted.`);
     }
     if (!canPublish(post.platformKey, item.contentType)) {
-      throw new PublishFailure('content_rejected', `${post.platformKey} cannot publish ${item.contentType} content.`);
+      throw new PublishFailure('content_rejected', `${post.platform} cannot publish ${item.contentType} content.`);
     }
     const connection = await this.keeper.usable(post.workspaceId, post.platformKey);
     return { client: this.clients.get(post.platformKey), request: toPublishRequest(post, item, connection, this.storage, this.urls) };
