@@ -6,7 +6,7 @@ import { AppError, isGranted, PLAN_LIMITS, type Caller } from '../../core/index.
 import type { RateLimitedRequest } from '../rate-limit/index.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { ACCESS_KEY, type AccessRule } from './access.decorator.js';
-import { API_KEY_STRATEGY, bearerTokenOf, isApiKeyToken, SESSION_STRATEGY, type Authenticated } from './authenticators.js';
+import { API_KEY_STRATEGY, bearerTokenOf, credentialRequest, isApiKeyToken, SESSION_STRATEGY, type Authenticated, type CredentialRequest } from './authenticators.js';
 
 type AccessRequest = Request & RateLimitedRequest;
 
@@ -25,8 +25,8 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     private readonly reflector: Reflector,
     private readonly rateLimit: RateLimitGuard,
   ) {
-    // The strategy's answer lands on `req.caller` (see handleRequest); no session, ever.
-    super({ property: 'caller', session: false });
+    // No session, ever; handleRequest puts the caller on the request.
+    super({ session: false });
   }
 
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -60,14 +60,21 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     return true;
   }
 
+  /** Passport is handed the Authorization header only, not Express's request (see `CredentialRequest`). */
+  override getRequest(ctx: ExecutionContext): CredentialRequest {
+    return credentialRequest(ctx.switchToHttp().getRequest<Request>().headers.authorization);
+  }
+
   /**
-   * Passport's answer: the caller, or a refusal in the contract's words. A count the strategy made
-   * travels on to the rate-limit step, which decides on it instead of counting again.
+   * Passport's answer: the caller, set on the request, or a refusal in the contract's words. A count
+   * the strategy made travels on to the rate-limit step, which decides on it instead of counting again.
    */
   override handleRequest<TUser = Caller>(err: Error | null, found: Authenticated | false | null, _info: unknown, ctx: ExecutionContext): TUser {
     if (err) throw err;
     if (!found) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
-    if (found.hits !== undefined) ctx.switchToHttp().getRequest<AccessRequest>().countedHits = found.hits;
+    const req = ctx.switchToHttp().getRequest<AccessRequest>();
+    req.caller = found.caller;
+    if (found.hits !== undefined) req.countedHits = found.hits;
     return found.caller as TUser;
   }
 }

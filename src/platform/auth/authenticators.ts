@@ -26,10 +26,24 @@ export interface Authenticated {
   hits?: number;
 }
 
+/**
+ * What a strategy is handed to authenticate: the Authorization header and nothing else, for HTTP
+ * requests and socket tokens alike. Passport decorates the request it is given with session-login
+ * helpers (`logIn`, `isAuthenticated`, ...) that nothing here uses; on Express's request, adding
+ * them cost a tenth of an authenticated request's throughput, as V8 reshapes that large object.
+ */
+export interface CredentialRequest {
+  headers: { authorization?: string };
+}
+
+export function credentialRequest(authorization: string | undefined): CredentialRequest {
+  return { headers: { authorization } };
+}
+
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
-export function bearerTokenOf(req: { headers: { authorization?: string } }): string | null {
+export function bearerTokenOf(req: CredentialRequest): string | null {
   return BEARER.exec(req.headers.authorization ?? '')?.[1] ?? null;
 }
 
@@ -38,13 +52,13 @@ export function isApiKeyToken(token: string): boolean {
 }
 
 /** The bearer token when it is not an API key: what the session strategy verifies. */
-export function sessionTokenOf(req: { headers: { authorization?: string } }): string | null {
+export function sessionTokenOf(req: CredentialRequest): string | null {
   const token = bearerTokenOf(req);
   return token !== null && !isApiKeyToken(token) ? token : null;
 }
 
 /** The bearer token when it is an API key: what the API key strategy looks up. */
-export function apiKeyOf(req: { headers: { authorization?: string } }): string | null {
+export function apiKeyOf(req: CredentialRequest): string | null {
   const token = bearerTokenOf(req);
   return token !== null && isApiKeyToken(token) ? token : null;
 }

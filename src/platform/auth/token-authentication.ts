@@ -1,16 +1,16 @@
 import passport from 'passport';
-import type { Authenticated } from './authenticators.js';
+import { credentialRequest, type Authenticated } from './authenticators.js';
 
 /** Passport answers a strategy's own failure (a thrown validate, a database error) as an Error. */
 type PassportCallback = (err: Error | null, user: Authenticated | false | null) => void;
 
 /**
  * Runs a passport strategy on a token that did not come in an HTTP request (a socket's auth
- * message): the same strategies, and so the same checks, as the global guard. Strategies read only
- * the Authorization header, so that is all the request carries. Null when the strategy refuses.
+ * message): the same strategies, and so the same checks, as the global guard, handed the same
+ * header-only request (see `CredentialRequest`). Null when the strategy refuses.
  */
 export function authenticateToken(strategy: string, token: string): Promise<Authenticated | null> {
-  const req = { headers: { authorization: `Bearer ${token}` } };
+  const req = credentialRequest(`Bearer ${token}`);
   return new Promise((resolve, reject) => {
     const callback: PassportCallback = (err, user) => (err ? reject(err) : resolve(user || null));
     const middleware: (req: object, res: object, next: (err?: Error) => void) => void = passport.authenticate(strategy, { session: false }, callback);

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
 import { Strategy as CustomStrategy } from 'passport-custom';
-import { API_KEY_STRATEGY, apiKeyOf, type Authenticated } from '../../../platform/auth/index.js';
+import { API_KEY_STRATEGY, apiKeyOf, type Authenticated, type CredentialRequest } from '../../../platform/auth/index.js';
 import { DatabaseApiKeyAuthenticator } from './api-key-authenticator.js';
 
 /**
@@ -17,7 +16,7 @@ export class ApiKeyStrategy extends PassportStrategy(CustomStrategy, API_KEY_STR
     super();
   }
 
-  async validate(req: Request): Promise<Authenticated | null> {
+  async validate(req: CredentialRequest): Promise<Authenticated | null> {
     const key = apiKeyOf(req);
     const caller = key === null ? null : await this.keys.authenticate(key);
     return caller && { caller };
