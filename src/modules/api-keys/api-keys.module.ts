@@ -1,17 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeyAuthenticator } from '../../platform/auth/index.js';
 import { ApiKeysController } from './api/api-keys.controller.js';
 import { DatabaseApiKeyAuthenticator } from './application/api-key-authenticator.js';
+import { ApiKeyStrategy } from './application/api-key-strategy.js';
 import { ApiKeysService } from './application/api-keys.service.js';
 import { ApiKeyEntity } from './infrastructure/api-key.entity.js';
 import { ApiKeysRepository } from './infrastructure/api-keys.repository.js';
 
-/** API keys: management routes for sessions, and the authenticator the global guard uses for `psk_` keys. */
+/** API keys: management routes for sessions, and the passport strategy the global guard and the socket gateway use for `psk_` keys. */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysRepository, ApiKeysService, { provide: ApiKeyAuthenticator, useClass: DatabaseApiKeyAuthenticator }],
-  exports: [ApiKeyAuthenticator],
+  providers: [ApiKeysRepository, ApiKeysService, DatabaseApiKeyAuthenticator, ApiKeyStrategy],
 })
 export class ApiKeysModule {}

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../../config/index.js';
-import { SessionAuthenticator } from '../../platform/auth/index.js';
 import { BillingModule } from '../billing/index.js';
 import { AuthController } from './api/auth.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
@@ -10,12 +9,13 @@ import { AdminAccounts } from './application/admin-accounts.js';
 import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
-import { JwtSessionAuthenticator } from './application/session-authenticator.js';
+import { SessionCheck } from './application/session-check.js';
+import { SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 
-/** Users, workspaces, sessions and refresh tokens; the session authenticator the global guard uses. */
+/** Users, workspaces, sessions and refresh tokens; the session strategies the global guard and the socket gateway use. */
 @Module({
   imports: [
     BillingModule,
@@ -32,9 +32,10 @@ import { SessionsRepository } from './infrastructure/sessions.repository.js';
     AccountsFacade,
     AdminAccounts,
     AdminBootstrap,
-    JwtSessionAuthenticator,
-    { provide: SessionAuthenticator, useExisting: JwtSessionAuthenticator },
+    SessionCheck,
+    SessionJwtStrategy,
+    SessionRecheckStrategy,
   ],
-  exports: [SessionAuthenticator, AccountsFacade],
+  exports: [AccountsFacade],
 })
 export class AuthModule {}

@@ -1,35 +1,44 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
 import { AppError, isGranted, PLAN_LIMITS, type Caller } from '../../core/index.js';
-import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { RateLimitedRequest } from '../rate-limit/index.js';
+import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { ACCESS_KEY, type AccessRule } from './access.decorator.js';
-import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator, type Authenticated } from './authenticators.js';
+import { API_KEY_STRATEGY, bearerTokenOf, credentialRequest, isApiKeyToken, SESSION_STRATEGY, type Authenticated, type CredentialRequest } from './authenticators.js';
 
-/** The one global guard: authenticates, checks surface, plan, role and scopes, then rate-limits. */
+type AccessRequest = Request & RateLimitedRequest;
+
+/**
+ * The one global guard: checks the route's surface against the credential, authenticates through
+ * passport (a session token by passport-jwt, an API key by its lookup), rate-limits through
+ * @nestjs/throttler, then checks plan, role and scopes.
+ *
+ * What is counted is what was counted before passport: a refused surface or a token that does not
+ * verify costs nothing; a verified token of an ended session was already counted by the session
+ * check; every authenticated request is counted, so a 429 comes before a 403.
+ */
 @Injectable()
-export class AccessGuard implements CanActivate {
+export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY]) {
   constructor(
     private readonly reflector: Reflector,
-    private readonly sessions: SessionAuthenticator,
-    private readonly apiKeys: ApiKeyAuthenticator,
-    private readonly limiter: RateLimiter,
-  ) {}
+    private readonly rateLimit: RateLimitGuard,
+  ) {
+    // No session, ever; handleRequest puts the caller on the request.
+    super({ session: false });
+  }
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  override async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (!rule) throw new AppError('forbidden', 'This route is not available.');
-    const req = ctx.switchToHttp().getRequest<Request & { caller?: Caller }>();
-    const res = ctx.switchToHttp().getResponse<Response>();
 
-    if (rule.surface === 'open') {
-      if (rule.authLimit) await this.limiter.consumeAuth(`ip:${req.ip}`, res);
-      return true;
-    }
-    const { caller, hits } = await this.authenticate(req, rule.surface);
-    req.caller = caller;
-    this.limiter.enforceWorkspace(hits, caller.plan, res);
+    if (rule.surface === 'open') return rule.authLimit ? this.rateLimit.canActivate(ctx) : true;
+    assertSurfaceCredential(ctx.switchToHttp().getRequest<AccessRequest>(), rule.surface);
+    await super.canActivate(ctx);
+    await this.rateLimit.canActivate(ctx);
+    const caller = ctx.switchToHttp().getRequest<AccessRequest>().caller!;
 
     if (rule.surface === 'product') {
       if (rule.roles && !rule.roles.includes(caller.role)) {
@@ -51,24 +60,34 @@ export class AccessGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(req: Request, surface: 'product' | 'public'): Promise<Authenticated> {
-    const header = req.header('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) throw new AppError('unauthorized', 'Send a bearer token in the Authorization header.');
-    const token = match[1];
-    const isKey = token.startsWith(API_KEY_PREFIX);
-    if (surface === 'product' && isKey) {
-      throw new AppError('session_required', 'This route needs a session token, not an API key.');
-    }
-    if (surface === 'public' && !isKey) {
-      throw new AppError('api_key_required', 'This route needs an API key, not a session token.');
-    }
-    const found = isKey ? await this.withHits(await this.apiKeys.authenticate(token)) : await this.sessions.authenticate(token);
-    if (!found) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
-    return found;
+  /** Passport is handed the Authorization header only, not Express's request (see `CredentialRequest`). */
+  override getRequest(ctx: ExecutionContext): CredentialRequest {
+    return credentialRequest(ctx.switchToHttp().getRequest<Request>().headers.authorization);
   }
 
-  private async withHits(caller: Caller | null): Promise<Authenticated | null> {
-    return caller && { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
+  /**
+   * Passport's answer: the caller, set on the request, or a refusal in the contract's words. A count
+   * the strategy made travels on to the rate-limit step, which decides on it instead of counting again.
+   */
+  override handleRequest<TUser = Caller>(err: Error | null, found: Authenticated | false | null, _info: unknown, ctx: ExecutionContext): TUser {
+    if (err) throw err;
+    if (!found) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
+    const req = ctx.switchToHttp().getRequest<AccessRequest>();
+    req.caller = found.caller;
+    if (found.hits !== undefined) req.countedHits = found.hits;
+    return found.caller as TUser;
+  }
+}
+
+/** Product routes take session tokens, public routes API keys; told apart by the key prefix. */
+function assertSurfaceCredential(req: Request, surface: 'product' | 'public'): void {
+  const token = bearerTokenOf(req);
+  if (token === null) throw new AppError('unauthorized', 'Send a bearer token in the Authorization header.');
+  const isKey = isApiKeyToken(token);
+  if (surface === 'product' && isKey) {
+    throw new AppError('session_required', 'This route needs a session token, not an API key.');
+  }
+  if (surface === 'public' && !isKey) {
+    throw new AppError('api_key_required', 'This route needs an API key, not a session token.');
   }
 }

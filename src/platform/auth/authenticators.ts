@@ -1,29 +1,64 @@
 import type { Caller } from '../../core/index.js';
+import { API_KEY_PREFIX } from '../../core/index.js';
 
-/** A caller, and its request already counted against the workspace's rate-limit window. */
+/*
+ * The passport strategies the global guard and the socket gateway authenticate with. They live in
+ * the modules that own sessions and API keys (platform must not import them) and register under
+ * these names; a strategy answers `Authenticated`, or fails for a token it does not accept.
+ */
+
+/** Session access tokens through passport-jwt, then the session check (modules/auth). */
+export const SESSION_STRATEGY = 'session-jwt';
+/** The same token check, then the session read afresh and nothing counted: for sockets held open. */
+export const SESSION_RECHECK_STRATEGY = 'session-jwt-recheck';
+/** `psk_` API keys looked up by hash (modules/api-keys). */
+export const API_KEY_STRATEGY = 'api-key';
+
+/** What a strategy answers for an accepted credential. */
 export interface Authenticated {
   caller: Caller;
-  /** Requests in the workspace's current window, this one included. */
-  hits: number;
+  /**
+   * Requests in the workspace's current window, this one included, when the strategy counted the
+   * request itself: the session check does, because the round trip that counts also reads the
+   * workspace's access stamp it needs before it can trust what it remembers. Absent, the rate-limit
+   * step counts the request.
+   */
+  hits?: number;
 }
 
 /**
- * Resolves a session access token to its caller, or null when invalid, expired or ended. It counts
- * the request against the workspace's window itself: that round trip also tells it whether what it
- * read for the session before may be reused.
+ * What a strategy is handed to authenticate: the Authorization header and nothing else, for HTTP
+ * requests and socket tokens alike. Passport decorates the request it is given with session-login
+ * helpers (`logIn`, `isAuthenticated`, ...) that nothing here uses; on Express's request, adding
+ * them cost a tenth of an authenticated request's throughput, as V8 reshapes that large object.
  */
-export abstract class SessionAuthenticator {
-  abstract authenticate(token: string): Promise<Authenticated | null>;
-  /**
-   * The token's caller with its session read afresh, or null; counts no request. For credentials
-   * held open (sockets), checked again when their workspace's access stamp moves and periodically.
-   */
-  abstract recheck(token: string): Promise<Caller | null>;
+export interface CredentialRequest {
+  headers: { authorization?: string };
 }
 
-/** Resolves an API key secret to its caller, or null when unknown, expired or revoked. */
-export abstract class ApiKeyAuthenticator {
-  abstract authenticate(key: string): Promise<Caller | null>;
+export function credentialRequest(authorization: string | undefined): CredentialRequest {
+  return { headers: { authorization } };
 }
 
-export { API_KEY_PREFIX } from '../../core/index.js';
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerTokenOf(req: CredentialRequest): string | null {
+  return BEARER.exec(req.headers.authorization ?? '')?.[1] ?? null;
+}
+
+export function isApiKeyToken(token: string): boolean {
+  return token.startsWith(API_KEY_PREFIX);
+}
+
+/** The bearer token when it is not an API key: what the session strategy verifies. */
+export function sessionTokenOf(req: CredentialRequest): string | null {
+  const token = bearerTokenOf(req);
+  return token !== null && !isApiKeyToken(token) ? token : null;
+}
+
+/** The bearer token when it is an API key: what the API key strategy looks up. */
+export function apiKeyOf(req: CredentialRequest): string | null {
+  const token = bearerTokenOf(req);
+  return token !== null && isApiKeyToken(token) ? token : null;
+}

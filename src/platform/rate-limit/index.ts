@@ -1,2 +1,6 @@
 export * from './rate-limiter.js';
-export * from './rate-limit.module.js';
+export type { RateLimitedRequest } from './throttlers.js';
+// RateLimitModule and RateLimitGuard are imported by their files, by the app module and the access
+// guard only: they load @nestjs/throttler, a CommonJS package that requires Nest's ES modules. Node
+// (>= 20.19) does that; Jest's module loader does not before Node 24.9, so every unit spec that
+// reached them through this index would fail to load.

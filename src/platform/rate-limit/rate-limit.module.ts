@@ -1,12 +1,15 @@
 import { Global, Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/index.js';
 import { RedisConnections } from '../redis/redis.module.js';
 import { CounterStore, MemoryCounterStore, RedisCounterStore } from './counter-store.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiter } from './rate-limiter.js';
+import { throttlerOptions } from './throttlers.js';
 
 export const COUNTER_STORE = Symbol('CounterStore');
 
-@Global()
+/** The counters: shared through Redis when it is configured, else in this process. */
 @Module({
   providers: [
     {
@@ -15,12 +18,26 @@ export const COUNTER_STORE = Symbol('CounterStore');
       useFactory: (redis: RedisConnections, config: AppConfig): CounterStore =>
         redis.client ? new RedisCounterStore(redis.client, config.redisPrefix) : new MemoryCounterStore(),
     },
+  ],
+  exports: [COUNTER_STORE],
+})
+class CounterStoreModule {}
+
+/** Request limits through @nestjs/throttler (`RateLimitGuard`), and the access stamps and sign-in counters beside them. */
+@Global()
+@Module({
+  imports: [
+    CounterStoreModule,
+    ThrottlerModule.forRootAsync({ imports: [CounterStoreModule], inject: [AppConfig, COUNTER_STORE], useFactory: throttlerOptions }),
+  ],
+  providers: [
     {
       provide: RateLimiter,
       inject: [AppConfig, COUNTER_STORE],
       useFactory: (config: AppConfig, store: CounterStore) => new RateLimiter(config, store),
     },
+    RateLimitGuard,
   ],
-  exports: [RateLimiter],
+  exports: [RateLimiter, RateLimitGuard],
 })
 export class RateLimitModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '../../config/index.js';
-import { AppError, PLAN_LIMITS, type Plan } from '../../core/index.js';
+import { AppError } from '../../core/index.js';
 import type { CounterStore } from './counter-store.js';
 
 /** A fixed-window decision: how many hits remain and when the window resets. */
@@ -16,6 +16,16 @@ export function fixedWindow(count: number, limit: number, windowSeconds: number,
   const windowMs = windowSeconds * 1000;
   const resetSeconds = Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
   return { limit, remaining: Math.max(0, limit - count), resetSeconds, windowSeconds };
+}
+
+/** The counter of `key` for the fixed window that holds `nowMs`. */
+export function windowKey(key: string, windowSeconds: number, nowMs: number): string {
+  return `${key}:${Math.floor(nowMs / (windowSeconds * 1000))}`;
+}
+
+/** Whose budget a workspace's requests spend: the session check and the throttler count the same key. */
+export function workspaceTracker(workspaceId: string): string {
+  return `ws:${workspaceId}`;
 }
 
 /** Failed sign-ins allowed per email in one window; past it even the right password waits. */
@@ -34,12 +44,13 @@ export interface WorkspaceHit {
 const ACCESS_STAMP_TTL_SECONDS = 24 * 60 * 60;
 
 /**
- * Per-workspace limits by plan, and a stricter per-address/per-email limit for sign-in.
+ * The counters beside the throttler (which limits requests, see `RateLimitGuard`): workspace access
+ * stamps, and the per-email limit on failed sign-ins.
  *
- * Every authenticated request already makes one round trip to the counters, so it also carries the
- * workspace's access stamp back: a value moved after a session ends or a plan or role changes.
- * The session check may reuse what it read for a session while the stamp stays the same, and must
- * read again once it moves; with Redis, every instance sees the bump on its next request.
+ * Every authenticated session request already makes one round trip to the counters, so it also
+ * carries the workspace's access stamp back: a value moved after a session ends or a plan or role
+ * changes. The session check may reuse what it read for a session while the stamp stays the same,
+ * and must read again once it moves; with Redis, every instance sees the bump on its next request.
  */
 @Injectable()
 export class RateLimiter {
@@ -48,10 +59,14 @@ export class RateLimiter {
     private readonly store: CounterStore,
   ) {}
 
-  /** Counts a request against the workspace's window and reads its access stamp, in one round trip. */
+  /**
+   * Counts a request against the workspace's window and reads its access stamp, in one round trip.
+   * The session check calls it before it can name the caller's plan; the throttler then decides on
+   * this count rather than counting again (see `CounterThrottlerStorage`).
+   */
   async hitWorkspace(workspaceId: string): Promise<WorkspaceHit> {
     const windowSeconds = this.config.rateLimitWindowSeconds;
-    const key = windowKey(`ws:${workspaceId}`, windowSeconds, Date.now());
+    const key = windowKey(workspaceTracker(workspaceId), windowSeconds, Date.now());
     const { count, value } = await this.store.incrementAndRead(key, windowSeconds, accessStampKey(workspaceId));
     return { count, stamp: value ?? '0' };
   }
@@ -65,13 +80,6 @@ export class RateLimiter {
     return new Map(workspaceIds.map((id, i) => [id, values[i] ?? '0']));
   }
 
-  /** Sets the rate-limit headers for a counted request; throws `rate_limited` past the plan's limit. */
-  enforceWorkspace(count: number, plan: Plan, res: Response): void {
-    const perMinute = PLAN_LIMITS[plan].requestsPerMinute * this.config.rateLimitMultiplier;
-    const limit = Math.round((perMinute * this.config.rateLimitWindowSeconds) / 60);
-    this.decide(count, limit, this.config.rateLimitWindowSeconds, 'plan', Date.now(), res);
-  }
-
   /**
    * Moves the workspace's access stamp. Call it after the change has committed (a session ended, a
    * plan or role changed): a request that reads the new stamp must also read the new rows.
@@ -80,12 +88,10 @@ export class RateLimiter {
     await this.store.bump(accessStampKey(workspaceId), ACCESS_STAMP_TTL_SECONDS);
   }
 
-  /** Sign-in limits use a one-minute window regardless of the plan window. */
-  async consumeAuth(key: string, res?: Response): Promise<void> {
-    await this.consume(`auth:${key}`, this.config.authRateLimitPerMinute, 60, 'auth', res);
-  }
-
-  /** Refuses a sign-in for `email` once it has had too many failures in the current window. */
+  /**
+   * Refuses a sign-in for `email` once it has had too many failures in the current window. Not a
+   * throttler: it counts failures only (`recordSignInFailure`), which a request throttle cannot.
+   */
   async assertSignInAllowed(email: string, res?: Response): Promise<void> {
     const now = Date.now();
     const failures = await this.store.peek(this.signInFailureKey(email, now));
@@ -106,39 +112,8 @@ export class RateLimiter {
   private signInFailureKey(email: string, nowMs: number): string {
     return `signin-fail:${email.toLowerCase()}:${Math.floor(nowMs / (SIGN_IN_FAILURE_WINDOW_SECONDS * 1000))}`;
   }
-
-  private async consume(key: string, limit: number, windowSeconds: number, policy: string, res?: Response): Promise<void> {
-    const now = Date.now();
-    const count = await this.store.increment(windowKey(key, windowSeconds, now), windowSeconds);
-    this.decide(count, limit, windowSeconds, policy, now, res);
-  }
-
-  private decide(count: number, limit: number, windowSeconds: number, policy: string, now: number, res?: Response): void {
-    const state = fixedWindow(count, limit, windowSeconds, now);
-    if (res) setHeaders(res, state, policy);
-    if (count > limit) {
-      res?.setHeader('Retry-After', String(state.resetSeconds));
-      throw new AppError('rate_limited', `Rate limit of ${limit} requests per ${windowSeconds} s reached.`, {
-        limit,
-        retry_after: state.resetSeconds,
-      });
-    }
-  }
-}
-
-/** The counter of `key` for the fixed window that holds `nowMs`. */
-function windowKey(key: string, windowSeconds: number, nowMs: number): string {
-  return `${key}:${Math.floor(nowMs / (windowSeconds * 1000))}`;
 }
 
 function accessStampKey(workspaceId: string): string {
   return `stamp:${workspaceId}`;
-}
-
-function setHeaders(res: Response, s: WindowState, policy: string): void {
-  res.setHeader('RateLimit-Policy', `"${policy}";q=${s.limit};w=${s.windowSeconds}`);
-  res.setHeader('RateLimit', `"${policy}";r=${s.remaining};t=${s.resetSeconds}`);
-  res.setHeader('X-RateLimit-Limit', String(s.limit));
-  res.setHeader('X-RateLimit-Remaining', String(s.remaining));
-  res.setHeader('X-RateLimit-Reset', String(s.resetSeconds));
 }

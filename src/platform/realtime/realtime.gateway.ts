@@ -1,10 +1,9 @@
 import { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { AppConfig } from '../../config/index.js';
 import type { Caller } from '../../core/index.js';
-import { API_KEY_PREFIX, ApiKeyAuthenticator, SessionAuthenticator } from '../auth/index.js';
+import { API_KEY_STRATEGY, authenticateToken, isApiKeyToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../auth/index.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { RateLimiter } from '../rate-limit/index.js';
 import { RealtimeBus } from './realtime.types.js';
@@ -23,8 +22,8 @@ const CLOSED = 3;
 
 /**
  * The socket at /api/v1/ws (API role only). It authenticates each connection with the same
- * authenticators as HTTP, delivers the bus's events to the sockets of their workspace that may read
- * them, and keeps checking each socket's credential while it is open (`SocketAccessWatch`). When
+ * passport strategies as HTTP, delivers the bus's events to the sockets of their workspace that may
+ * read them, and keeps checking each socket's credential while it is open (`SocketAccessWatch`). When
  * the process stops, every socket is closed with 1001 at once, and one that connects meanwhile too.
  */
 @WebSocketGateway({ path: SOCKET_PATH, maxPayload: MAX_MESSAGE_BYTES })
@@ -34,12 +33,9 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
   private readonly watch: SocketAccessWatch;
   private heartbeat?: NodeJS.Timeout;
   private watchTimer?: NodeJS.Timeout;
-  private sessionAuth!: SessionAuthenticator;
-  private apiKeyAuth!: ApiKeyAuthenticator;
 
   constructor(
     private readonly bus: RealtimeBus,
-    private readonly moduleRef: ModuleRef,
     limiter: RateLimiter,
     config: AppConfig,
     private readonly lifecycle: ProcessLifecycle,
@@ -52,9 +48,6 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
   }
 
   async onModuleInit(): Promise<void> {
-    // Resolved from whichever modules provide them, so platform code does not import feature modules.
-    this.sessionAuth = this.moduleRef.get(SessionAuthenticator, { strict: false });
-    this.apiKeyAuth = this.moduleRef.get(ApiKeyAuthenticator, { strict: false });
     await this.bus.listen((workspaceId, event) => this.sockets.deliver(workspaceId, event));
     this.heartbeat = setInterval(() => this.sessions.forEach((s) => s.heartbeat()), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -100,14 +93,17 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
     session.start();
   }
 
-  /** The socket's auth message counts as one request of its workspace, as on HTTP. */
+  /**
+   * The socket's auth message, by the strategy HTTP would use (strategies are registered by name,
+   * so platform code does not import the modules that provide them). A session token's check counts
+   * it as one request of its workspace, as on HTTP.
+   */
   private async authenticate(token: string): Promise<Caller | null> {
-    if (token.startsWith(API_KEY_PREFIX)) return this.apiKeyAuth.authenticate(token);
-    return (await this.sessionAuth.authenticate(token))?.caller ?? null;
+    return (await authenticateToken(isApiKeyToken(token) ? API_KEY_STRATEGY : SESSION_STRATEGY, token))?.caller ?? null;
   }
 
   /** An open socket's credential checked again: read afresh, counting no request. */
-  private recheck(token: string): Promise<Caller | null> {
-    return token.startsWith(API_KEY_PREFIX) ? this.apiKeyAuth.authenticate(token) : this.sessionAuth.recheck(token);
+  private async recheck(token: string): Promise<Caller | null> {
+    return (await authenticateToken(isApiKeyToken(token) ? API_KEY_STRATEGY : SESSION_RECHECK_STRATEGY, token))?.caller ?? null;
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Caller, Scope } from '../../../core/index.js';
-import { ApiKeyAuthenticator } from '../../../platform/auth/authenticators.js';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key-secret.js';
 import { LAST_USED_RESOLUTION_MS, needsUsageTouch } from '../domain/api-key-rules.js';
 import { ApiKeysRepository, type KeyHolder } from '../infrastructure/api-keys.repository.js';
@@ -9,20 +8,19 @@ import { ApiKeysRepository, type KeyHolder } from '../infrastructure/api-keys.re
 const MAX_REMEMBERED_TOUCHES = 10_000;
 
 /**
- * Resolves `psk_` keys for the global guard: one query per request, no cache, so a revoked key
+ * Resolves `psk_` keys for the API key strategy: one query per request, no cache, so a revoked key
  * stops at once on every instance. `last_used_at` is refreshed at most once a minute per key,
  * after the answer is on its way.
  */
 @Injectable()
-export class DatabaseApiKeyAuthenticator extends ApiKeyAuthenticator {
+export class DatabaseApiKeyAuthenticator {
   private readonly logger = new Logger('ApiKeys');
   /** When this process last asked for a key's touch, so a burst costs one write, not one per request. */
   private readonly touchedAt = new Map<string, number>();
 
-  constructor(private readonly keys: ApiKeysRepository) {
-    super();
-  }
+  constructor(private readonly keys: ApiKeysRepository) {}
 
+  /** The key's caller, or null when it is unknown, expired or revoked. */
   async authenticate(key: string): Promise<Caller | null> {
     if (!looksLikeApiKey(key)) return null;
     const holder = await this.keys.findHolderByHash(hashApiKey(key));

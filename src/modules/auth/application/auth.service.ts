@@ -12,7 +12,7 @@ import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
-import { JwtSessionAuthenticator } from './session-authenticator.js';
+import { SessionCheck } from './session-check.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
 
 export interface Registration {
@@ -37,7 +37,7 @@ export class AuthService {
     private readonly accounts: AccountsRepository,
     private readonly sessions: SessionsRepository,
     private readonly sessionTokens: SessionsService,
-    private readonly authenticator: JwtSessionAuthenticator,
+    private readonly authenticator: SessionCheck,
     private readonly hasher: PasswordHasher,
     private readonly billing: BillingFacade,
     private readonly limiter: RateLimiter,

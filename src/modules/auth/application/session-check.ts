@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { SCOPES, type Caller } from '../../../core/index.js';
-import { SessionAuthenticator, type Authenticated } from '../../../platform/auth/index.js';
+import type { Authenticated } from '../../../platform/auth/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import type { Account } from '../domain/accounts.js';
 import { SessionsRepository, type LiveSession } from '../infrastructure/sessions.repository.js';
-import { AccessTokens, type AccessClaims } from './access-tokens.js';
+import type { AccessClaims } from './access-tokens.js';
 
 /**
  * How long a session check's answer may be reused while the workspace's access stamp stays put: the
@@ -24,9 +24,9 @@ interface Remembered {
 }
 
 /**
- * Checks the JWT, then that its session is live (not revoked, not expired, user active), so a
- * logout, a reused refresh token or a plan change takes effect at once rather than when the token
- * expires.
+ * What the session strategies do once passport-jwt has verified a token: check that its session is
+ * live (not revoked, not expired, user active), so a logout, a reused refresh token or a plan
+ * change takes effect at once rather than when the token expires.
  *
  * The request's rate-limit round trip also reads the workspace's access stamp, which every such
  * change moves after it commits. While the stamp is the one read with the session, the session's
@@ -36,22 +36,21 @@ interface Remembered {
  * newer than the rows it came from.
  */
 @Injectable()
-export class JwtSessionAuthenticator extends SessionAuthenticator {
+export class SessionCheck {
   /** What the session check read, per caller object: it lives exactly as long as the request's caller. */
   private readonly accounts = new WeakMap<Caller, Account>();
   private readonly remembered = new Map<string, Remembered>();
 
   constructor(
-    private readonly tokens: AccessTokens,
     private readonly sessions: SessionsRepository,
     private readonly limiter: RateLimiter,
-  ) {
-    super();
-  }
+  ) {}
 
-  async authenticate(token: string, nowMs: number = Date.now()): Promise<Authenticated | null> {
-    const claims = this.tokens.verify(token, nowMs);
-    if (!claims) return null;
+  /**
+   * The caller of a verified token, its request counted against the workspace's window (`hits`),
+   * or null when its session has ended. Counted even then: the count is what told it to look.
+   */
+  async authenticate(claims: AccessClaims, nowMs: number = Date.now()): Promise<Authenticated | null> {
     if (!claims.workspaceId) return this.authenticateUnstamped(claims);
 
     const { count: hits, stamp } = await this.limiter.hitWorkspace(claims.workspaceId);
@@ -71,9 +70,12 @@ export class JwtSessionAuthenticator extends SessionAuthenticator {
     return { caller, hits };
   }
 
-  async recheck(token: string, nowMs: number = Date.now()): Promise<Caller | null> {
-    const claims = this.tokens.verify(token, nowMs);
-    if (!claims) return null;
+  /**
+   * The caller of a verified token with its session read afresh, or null; counts no request. For
+   * credentials held open (sockets), checked again when their workspace's access stamp moves and
+   * periodically.
+   */
+  async recheck(claims: AccessClaims): Promise<Caller | null> {
     const live = await this.sessions.findLive(claims.sessionId, claims.userId);
     if (!live || (claims.workspaceId !== undefined && live.account.workspace.id !== claims.workspaceId)) return null;
     return this.callerOf(live, claims.sessionId);

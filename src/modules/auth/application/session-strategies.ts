@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy as JwtStrategy } from 'passport-jwt';
+import { AppConfig } from '../../../config/index.js';
+import { SESSION_RECHECK_STRATEGY, SESSION_STRATEGY, sessionTokenOf, type Authenticated } from '../../../platform/auth/index.js';
+import { accessTokenVerification, claimsOf } from './access-tokens.js';
+import { SessionCheck } from './session-check.js';
+
+/**
+ * Session access tokens for the global guard and the socket gateway: passport-jwt verifies the
+ * bearer token (HS256 only, our issuer and audience, not expired), then the session check decides
+ * whether its session still stands. An API key in the header is not this strategy's to verify.
+ */
+@Injectable()
+export class SessionJwtStrategy extends PassportStrategy(JwtStrategy, SESSION_STRATEGY) {
+  constructor(
+    config: AppConfig,
+    private readonly sessions: SessionCheck,
+  ) {
+    super({ ...accessTokenVerification(config), jwtFromRequest: sessionTokenOf });
+  }
+
+  /** Counts the request, as the session check must to trust what it remembers; null when the session has ended. */
+  async validate(payload: unknown): Promise<Authenticated | null> {
+    const claims = claimsOf(payload);
+    return claims && this.sessions.authenticate(claims);
+  }
+}
+
+/** The same verification for a socket held open: the session read afresh, no request counted. */
+@Injectable()
+export class SessionRecheckStrategy extends PassportStrategy(JwtStrategy, SESSION_RECHECK_STRATEGY) {
+  constructor(
+    config: AppConfig,
+    private readonly sessions: SessionCheck,
+  ) {
+    super({ ...accessTokenVerification(config), jwtFromRequest: sessionTokenOf });
+  }
+
+  async validate(payload: unknown): Promise<Authenticated | null> {
+    const claims = claimsOf(payload);
+    const caller = claims && (await this.sessions.recheck(claims));
+    return caller && { caller };
+  }
+}

@@ -1,0 +1,35 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { RateLimitHeaders } from './rate-limit-headers.js';
+import { policyOf, type RateLimitedRequest } from './throttlers.js';
+
+/**
+ * @nestjs/throttler's guard with the answers of contract §3: the throttler counts (through
+ * `CounterThrottlerStorage`), decides and sets the headers; `RateLimitHeaders` gives them the
+ * contract's names and form. Not a global guard of its own: the access guard calls it once a
+ * request is authenticated (on sign-in routes, at once), so a 429 comes after a 401 and before a 403.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  private headers!: RateLimitHeaders;
+
+  override async onModuleInit(): Promise<void> {
+    await super.onModuleInit();
+    const windows = new Map<string, number>();
+    for (const { name, ttl } of this.throttlers) {
+      if (typeof ttl !== 'number' || name === undefined) throw new Error('every throttler needs a name and a fixed ttl');
+      windows.set(name, ttl / 1000);
+    }
+    this.headers = new RateLimitHeaders(windows);
+  }
+
+  protected override setResponseHeader(res: Response, name: string, value: string | number): void {
+    this.headers.set(res, name, value);
+  }
+
+  protected override async throwThrottlingException(ctx: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const http = ctx.switchToHttp();
+    throw this.headers.refuse(http.getResponse<Response>(), policyOf(http.getRequest<RateLimitedRequest>()), detail);
+  }
+}
