@@ -1,21 +1,20 @@
-import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { WsAdapter } from '@nestjs/platform-ws';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
-import { buildApiDocuments, createDocumentedApp, writeApiDocuments, type ApiDocuments } from './api-documents.js';
-import type { ErrorCode } from './core/index.js';
-import { ERROR_STATUS } from './error-codes.js';
-import { EVENT_READ_SCOPES } from './platform/realtime/event-access.js';
-import { REALTIME_EVENT_TYPES, REALTIME_EVENTS } from './platform/realtime/realtime.catalogue.js';
+import type { ApiDocuments } from '../../src/api-documents.js';
+import type { ApiDocumentsProbe } from '../support/api-documents-probe.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
 
 /**
  * The documents of the real application (its modules in Nest's preview mode: no database, Redis or
- * secrets), checked against what the application serves and against the contract's rules.
+ * secrets), checked against what the application serves and against the contract's rules. Built by
+ * the compiled probe in a Node process of its own (see test/support/api-documents-probe.ts).
  */
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
@@ -39,30 +38,6 @@ function operationsOf(doc: OpenAPIObject): Operation[] {
   );
 }
 
-/** `/a/:id/*key` → `/a/{id}/{key}`: Express route syntax to OpenAPI's. */
-function openApiPath(expressPath: string): string {
-  return expressPath.replace(/[:*](\w+)/g, '{$1}');
-}
-
-interface ExpressLayer {
-  route?: { path: string; methods: Record<string, boolean> };
-}
-
-/** What the HTTP server routes once Nest has mounted the controllers: method and path of each. */
-async function servedRoutes(): Promise<string[]> {
-  const app = (await createDocumentedApp()) as NestExpressApplication;
-  try {
-    app.useWebSocketAdapter(new WsAdapter(app));
-    await app.init();
-    const stack = (app.getHttpAdapter().getInstance() as { router: { stack: ExpressLayer[] } }).router.stack;
-    return stack.flatMap((layer) =>
-      layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${openApiPath(layer.route!.path)}`) : [],
-    );
-  } finally {
-    await app.close();
-  }
-}
-
 /** Every `$ref` in a document that does not point at something in it. */
 function danglingRefs(doc: object): string[] {
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]);
@@ -72,21 +47,24 @@ function danglingRefs(doc: object): string[] {
 }
 
 describe('the API documents of the application', () => {
-  let app: INestApplication;
+  const dir = mkdtempSync(join(tmpdir(), 'api-docs-'));
+  let probe: ApiDocumentsProbe;
   let docs: ApiDocuments;
   let operations: Operation[];
+  let ERROR_STATUS: Record<string, number>;
 
   beforeAll(async () => {
-    app = await createDocumentedApp();
-    docs = buildApiDocuments(app);
+    const out = join(dir, 'probe.json');
+    await run(process.execPath, [join(ROOT, 'dist/test/support/api-documents-probe.js'), out], { cwd: ROOT });
+    probe = JSON.parse(readFileSync(out, 'utf8')) as ApiDocumentsProbe;
+    docs = probe.docs;
+    ERROR_STATUS = probe.errorStatus;
     operations = operationsOf(docs.openapi);
   });
-  afterAll(async () => {
-    await app?.close();
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('documents every route the application serves, with its method and path, and nothing else', async () => {
-    const served = await servedRoutes();
+  it('documents every route the application serves, with its method and path, and nothing else', () => {
+    const { served } = probe;
     expect(served.length).toBeGreaterThan(50);
     expect(operations.map((o) => o.label).sort()).toEqual([...new Set(served)].sort());
   });
@@ -100,7 +78,7 @@ describe('the API documents of the application', () => {
         for (const code of codes) {
           if (seen.has(code)) wrong.push(`${op.label} ${status}: ${code} repeated`);
           seen.add(code);
-          if (String(ERROR_STATUS[code as ErrorCode]) !== status) wrong.push(`${op.label} ${status}: ${JSON.stringify(code)} is not a code of that status`);
+          if (String(ERROR_STATUS[code]) !== status) wrong.push(`${op.label} ${status}: ${JSON.stringify(code)} is not a code of that status`);
         }
       }
     }
@@ -136,11 +114,11 @@ describe('the API documents of the application', () => {
     expect(asyncapi.asyncapi).toBe('3.0.0');
     expect(asyncapi.channels.socket.address).toBe('/api/v1/ws');
     // The scopes table and the catalogue name the same events (both are keyed by the catalogue's type).
-    expect(Object.keys(EVENT_READ_SCOPES).sort()).toEqual([...REALTIME_EVENT_TYPES].sort());
+    expect(Object.keys(probe.eventReadScopes).sort()).toEqual([...probe.eventTypes].sort());
     const messages = Object.values(asyncapi.components.messages);
-    for (const type of REALTIME_EVENT_TYPES) {
+    for (const type of probe.eventTypes) {
       const described = messages.find((m) => m.name === type);
-      const { field, schema } = REALTIME_EVENTS[type];
+      const { field, schema } = probe.events[type];
       expect(described?.payload).toMatchObject({ properties: { type: { const: type }, [field]: { $ref: `#/components/schemas/${schema}` } }, required: ['type', field] });
       expect(asyncapi.components.schemas[schema]).toMatchObject({ type: 'object' });
     }
@@ -149,14 +127,10 @@ describe('the API documents of the application', () => {
   });
 
   it('writes both documents to files, as `npm run docs:export` does', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'api-docs-'));
-    try {
-      const files = await writeApiDocuments(join(dir, 'nested'));
-      expect(files.map((f) => f.slice(dir.length))).toEqual(['/nested/openapi.json', '/nested/asyncapi.json']);
-      expect(JSON.parse(readFileSync(files[0], 'utf8'))).toEqual(docs.openapi);
-      expect(JSON.parse(readFileSync(files[1], 'utf8'))).toEqual(docs.asyncapi);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { stdout } = await run(process.execPath, [join(ROOT, 'dist/src/cli/docs-export.js'), join(dir, 'nested')], { cwd: ROOT });
+    const files = stdout.trim().split('\n').map((line) => line.replace(/^wrote /, ''));
+    expect(files.map((f) => f.slice(dir.length))).toEqual(['/nested/openapi.json', '/nested/asyncapi.json']);
+    expect(JSON.parse(readFileSync(files[0], 'utf8'))).toEqual(docs.openapi);
+    expect(JSON.parse(readFileSync(files[1], 'utf8'))).toEqual(docs.asyncapi);
   });
 });
