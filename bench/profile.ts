@@ -48,14 +48,18 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number, requests: 
   for (const [id, us] of self) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const where = url.replace(/^file:\/\//, '').replace(/^.*?\/(node_modules|dist)\//, '$1/');
-    fns.set(`${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`, (fns.get(`${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`) ?? 0) + us);
-    packages.set(packageOf(url, functionName), (packages.get(packageOf(url, functionName)) ?? 0) + us);
+    add(fns, `${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`, us);
+    add(packages, packageOf(url, functionName), us);
   }
   // Idle samples are time the API waited, not work: left out of the per-request cost.
   const busy = total - (packages.get('(idle)') ?? 0);
   const rows = (m: Map<string, number>) =>
     [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / requests).toFixed(1).padStart(6)} µs/req  ${k}`).join('\n');
   return `busy ${(busy / requests).toFixed(0)} µs of API CPU per request (profiler included)\n\nself time by package:\n${rows(packages)}\n\nself time by function (top ${top}):\n${rows(fns)}`;
+}
+
+function add(totals: Map<string, number>, key: string, us: number): void {
+  totals.set(key, (totals.get(key) ?? 0) + us);
 }
 
 function packageOf(url: string, functionName: string): string {

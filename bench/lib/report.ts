@@ -13,7 +13,8 @@ function pad(cells: string[], widths: number[], right: boolean[]): string {
   return cells.map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
 }
 
-function table(header: string[], rows: string[][], right: boolean[]): string {
+/** A plain-text table; `right[i]` right-aligns column i (numbers). */
+export function table(header: string[], rows: string[][], right: boolean[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const lines = [pad(header, widths, right), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => pad(r, widths, right))];
   return lines.map((l) => l.trimEnd()).join('\n');

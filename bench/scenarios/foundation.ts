@@ -5,7 +5,7 @@ import { isClean, measure, measureInTurns, type LoadOptions, type LoadSpec, type
 import { httpSender, openLoop, openLoopRow, tallyAnswers, type OpenLoopRequest, type Sent } from '../lib/open-loop.js';
 import { CpuCost } from '../lib/cpu.js';
 import { RssMonitor } from '../lib/memory.js';
-import { latencyTarget, memoryTarget, ratioTarget, type Target } from '../lib/report.js';
+import { latencyTarget, memoryTarget, ratioTarget, table, type Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { startApi, type BenchApi } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
@@ -192,13 +192,7 @@ function costTable(readings: RouteReading[]): string {
     total(m).toFixed(0),
     health ? `${((100 * total(health)) / total(m)).toFixed(0)}%` : '-',
   ]);
-  return alignedTable(header, rows);
-}
-
-function alignedTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || /^[A-Za-z]/.test(c) ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return table(header, rows, header.map((_, i) => i > 0));
 }
 
 /** Route, capacity at 50 connections, its ratio to health, and p50/p99 at half that rate (open loop). */
@@ -214,7 +208,7 @@ function readingTable(readings: RouteReading[], connections: number): string {
     `${atHalf.p99}`,
     isClean(capacity) && isClean(atHalf) ? 'ok' : 'NOT CLEAN',
   ]);
-  return alignedTable(header, rows);
+  return table(header, rows, header.map((_, i) => i > 0 && i < header.length - 1));
 }
 
 export const foundation: Scenario = {

@@ -6,6 +6,11 @@ import { SESSION_RECHECK_STRATEGY, SESSION_STRATEGY, sessionTokenOf, type Authen
 import { accessTokenVerification, claimsOf } from './access-tokens.js';
 import { SessionCheck } from './session-check.js';
 
+/** Both session strategies verify the bearer token alike; they differ in what the session check does. */
+function sessionTokenVerification(config: AppConfig) {
+  return { ...accessTokenVerification(config), jwtFromRequest: sessionTokenOf };
+}
+
 /**
  * Session access tokens for the global guard and the socket gateway: passport-jwt verifies the
  * bearer token (HS256 only, our issuer and audience, not expired), then the session check decides
@@ -17,7 +22,7 @@ export class SessionJwtStrategy extends PassportStrategy(JwtStrategy, SESSION_ST
     config: AppConfig,
     private readonly sessions: SessionCheck,
   ) {
-    super({ ...accessTokenVerification(config), jwtFromRequest: sessionTokenOf });
+    super(sessionTokenVerification(config));
   }
 
   /** Counts the request, as the session check must to trust what it remembers; null when the session has ended. */
@@ -34,7 +39,7 @@ export class SessionRecheckStrategy extends PassportStrategy(JwtStrategy, SESSIO
     config: AppConfig,
     private readonly sessions: SessionCheck,
   ) {
-    super({ ...accessTokenVerification(config), jwtFromRequest: sessionTokenOf });
+    super(sessionTokenVerification(config));
   }
 
   async validate(payload: unknown): Promise<Authenticated | null> {
