@@ -43,7 +43,8 @@ interface Outcome {
 function get(agent: Agent, port: number, path: string, token: string, id: string, retried = false): Promise<Outcome> {
   return new Promise((resolve) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(get(agent, port, path, token, id, true));
+      // The retry takes a connection of its own: the agent's other idle sockets may be closing too.
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(get(new Agent(), port, path, token, id, true));
       else resolve({ id, error: err.code ?? err.message });
     };
     const req = httpRequest({ host: '127.0.0.1', port, path, agent, headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } }, (res) => {
