@@ -141,9 +141,11 @@ describe('SIGTERM to an API under load', () => {
     await Promise.all(loops);
     expect(code).toBe(0);
 
-    // Every request either got a whole 2xx answer or found the door closed (a new connection refused).
+    // Every request either got a whole 2xx answer or never reached the application: a new connection
+    // refused, or one still in the kernel's accept queue when the listener closed (reset; checked below
+    // against the server's own log and its count of requests cut).
     const failures = outcomes.filter((o) => o.error !== undefined);
-    expect(failures.filter((o) => o.error !== 'ECONNREFUSED')).toEqual([]);
+    expect(failures.filter((o) => o.error !== 'ECONNREFUSED' && o.error !== 'ECONNRESET')).toEqual([]);
     for (const o of outcomes.filter((o) => o.status !== undefined)) {
       expect(o.status).toBe(200);
       expect(JSON.parse(o.body!).user.id).toBe(user.user.id);
@@ -157,6 +159,8 @@ describe('SIGTERM to an API under load', () => {
     const logged = lines.filter((l) => l.msg === 'request' && typeof l.request_id === 'string' && l.request_id.startsWith('load-'));
     expect(logged.length).toBeGreaterThan(40);
     expect(logged.filter((l) => !answeredIds.has(l.request_id)).map((l) => l.request_id)).toEqual([]);
+    const loggedIds = new Set(logged.map((l) => l.request_id));
+    expect(failures.filter((o) => loggedIds.has(o.id))).toEqual([]);
 
     // One line when the stop began, one when it ended, within the bound.
     expect(lines.filter((l) => l.msg === 'api stopping')).toEqual([expect.objectContaining({ level: 'info', signal: 'SIGTERM', timeout_s: BOUND_S })]);
