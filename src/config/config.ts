@@ -149,6 +149,32 @@ export interface ProviderSettings {
   maxDownloadBytes: number;
 }
 
+export const LORA_BASE_MODELS = ['flux-dev', 'sdxl'] as const;
+export type LoraBaseModel = (typeof LORA_BASE_MODELS)[number];
+
+export interface LoraSettings {
+  /** `local` trains a style vector offline; `replicate` trains on Replicate's trainings API. Defaults to MEDIA_PROVIDER. */
+  provider: 'local' | 'replicate';
+  /** The Replicate trainer per base model, `owner/name` (its latest version) or `owner/name:version`. */
+  trainers: Readonly<Record<LoraBaseModel, string>>;
+  /** The model images with a ready LoRA run on, per base model (it must take `lora_weights` or `replicate_weights`). */
+  imageModels: Readonly<Record<LoraBaseModel, string>>;
+  /** The Replicate account that owns the per-workspace destination models; undefined: the token's own account. */
+  destinationOwner?: string;
+  /** `whsec_…`; undefined: fetched once from Replicate (`GET /v1/webhooks/default/secret`). */
+  webhookSecret?: string;
+  /** Where Replicate posts training events; null turns webhooks off (polling alone). */
+  webhookUrl: string | null;
+  /** How often a waiting training asks the provider when no webhook moved it. */
+  pollIntervalMs: number;
+  /** How often a waiting training re-reads its row (webhooks write it). */
+  checkIntervalMs: number;
+  /** A training running longer than this is cancelled at the provider and fails (refunded). */
+  timeoutMs: number;
+  /** How strongly a ready LoRA is applied to images (Replicate's `lora_scale`, the local blend). */
+  scale: number;
+}
+
 export const PUBLISH_PLATFORMS = ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] as const;
 export type PublishPlatform = (typeof PUBLISH_PLATFORMS)[number];
 
@@ -359,6 +385,7 @@ export class AppConfig {
   readonly signupCredits: number;
   readonly prices: CreditPrices;
   readonly providers: ProviderSettings;
+  readonly lora: LoraSettings;
   /**
    * Hosts that user-supplied URLs may reach although they resolve to private or loopback
    * addresses. Empty in production; tests list their loopback fakes here.
@@ -463,6 +490,29 @@ export class AppConfig {
     }
     if (this.providers.text === 'openai' && !this.providers.openaiKey) {
       throw new ConfigError('OPENAI_API_KEY is required when TEXT_PROVIDER=openai');
+    }
+    this.lora = {
+      provider: oneOf(env, 'LORA_PROVIDER', this.providers.media, ['local', 'replicate'] as const),
+      trainers: {
+        'flux-dev': str(env, 'REPLICATE_LORA_TRAINER_FLUX_DEV', 'ostris/flux-dev-lora-trainer'),
+        sdxl: str(env, 'REPLICATE_LORA_TRAINER_SDXL', 'stability-ai/sdxl:39ed52f2a78e934b3ba6e2a89f5b1c712de7dfea535525255b1aa35c5565e08b'),
+      },
+      imageModels: {
+        'flux-dev': str(env, 'REPLICATE_LORA_IMAGE_MODEL_FLUX_DEV', 'black-forest-labs/flux-dev-lora'),
+        sdxl: str(env, 'REPLICATE_LORA_IMAGE_MODEL_SDXL', 'stability-ai/sdxl:39ed52f2a78e934b3ba6e2a89f5b1c712de7dfea535525255b1aa35c5565e08b'),
+      },
+      destinationOwner: optional(env, 'REPLICATE_LORA_OWNER'),
+      webhookSecret: optional(env, 'REPLICATE_WEBHOOK_SECRET'),
+      webhookUrl: bool(env, 'LORA_WEBHOOKS', true)
+        ? (url(env, 'LORA_WEBHOOK_URL', `${this.publicUrl}/api/v1/webhooks/replicate/trainings`, ['http:', 'https:'], false) ?? null)
+        : null,
+      pollIntervalMs: int(env, 'LORA_POLL_INTERVAL_MS', 30_000, 10, 3_600_000),
+      checkIntervalMs: int(env, 'LORA_CHECK_INTERVAL_MS', 1_000, 10, 60_000),
+      timeoutMs: int(env, 'LORA_TRAINING_TIMEOUT_MS', 3 * 3_600_000, 1_000, 48 * 3_600_000),
+      scale: int(env, 'LORA_SCALE_PERCENT', 100, 0, 300) / 100,
+    };
+    if (this.lora.provider === 'replicate' && !this.providers.replicateToken) {
+      throw new ConfigError('REPLICATE_API_TOKEN is required when LORA_PROVIDER=replicate');
     }
     this.publishing = {
       platforms: Object.fromEntries(PUBLISH_PLATFORMS.map((p) => [p, platformCredentials(env, p)])) as Record<PublishPlatform, PlatformCredentials | undefined>,

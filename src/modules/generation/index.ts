@@ -10,6 +10,7 @@ export type {
   CaptionStyle,
   CharacterBrief,
   GeneratedMedia,
+  ImageLora,
   ImageRequest,
   MotionTransferRequest,
   VideoRequest,
