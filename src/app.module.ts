@@ -20,6 +20,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
+import { LoraModule } from './modules/lora/index.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
@@ -47,6 +48,7 @@ export class AppModule {
         ApiKeysModule,
         BillingModule,
         CharactersModule,
+        LoraModule,
         ContentModule,
         ModerationModule,
         MotionTransferModule,

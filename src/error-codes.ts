@@ -2,6 +2,7 @@ import { CORE_ERRORS, type ErrorTables, type SharedCodes } from './core/index.js
 import { AUTH_ERRORS } from './modules/auth/index.js';
 import { CHARACTERS_ERRORS } from './modules/characters/index.js';
 import { CONTENT_ERRORS } from './modules/content/index.js';
+import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
@@ -19,6 +20,7 @@ const ERROR_TABLES = {
   auth: AUTH_ERRORS,
   characters: CHARACTERS_ERRORS,
   content: CONTENT_ERRORS,
+  lora: LORA_ERRORS,
   marketplace: MARKETPLACE_ERRORS,
   publishing: PUBLISHING_ERRORS,
 } as const satisfies ErrorTables;

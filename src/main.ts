@@ -34,6 +34,8 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   app.use(requestId);
   app.use(accessLog);
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
+  // Provider webhooks are verified over their exact bytes, and a training object with its logs runs past 1 MiB.
+  app.use(`/${API_PREFIX}/webhooks`, express.raw({ type: () => true, limit: '10mb' }));
   app.use(express.json({ limit: '1mb' }));
   app.use(jsonDepthGuard);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));

@@ -73,6 +73,13 @@ export class MemoryJobStore extends JobStore {
     }, attempt);
   }
 
+  async cancel(_tx: unknown, workspaceId: string, id: string): Promise<boolean> {
+    if (this.rows.get(id)?.workspaceId !== workspaceId) return false;
+    return this.change(id, ['pending', 'running'], (r) => {
+      Object.assign(r, { status: 'cancelled', finishedAt: new Date() });
+    }) !== null;
+  }
+
   async release(id: string, attempt: number): Promise<boolean> {
     return this.change(id, ['running'], (r) => {
       r.status = 'pending';

@@ -1,6 +1,6 @@
 /** What other contexts may use from the characters context. */
 export { CharactersModule } from './characters.module.js';
-export { CharactersFacade, type PrimaryReferenceImage } from './application/characters.facade.js';
+export { CharactersFacade, type PrimaryReferenceImage, type UploadedReferenceImage } from './application/characters.facade.js';
 export type { CharacterTemplate, TemplateImage } from './application/character-cloner.js';
 export { CharacterFiles, type CharacterFileOwner } from './application/character-files.js';
 export type { Character, Appearance, Identity, Personality, Style, Settings } from './domain/character.js';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
+import { LoraModule } from '../lora/index.js';
 import { GenerationModule } from '../generation/index.js';
 import { CharacterContentController } from './api/character-content.controller.js';
 import { ContentController } from './api/content.controller.js';
@@ -34,7 +35,7 @@ import { StoredCharacterImages } from './infrastructure/stored-character-images.
  * and calendar, caption variants, and the review changes moderation drives. Generators come from the generation context.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ContentItemEntity]), GenerationModule, CharactersModule, BillingModule],
+  imports: [TypeOrmModule.forFeature([ContentItemEntity]), GenerationModule, CharactersModule, BillingModule, LoraModule],
   controllers: [
     ContentVideoController,
     ContentVariantsController,

@@ -65,7 +65,8 @@ function refuse(bad: BadInput): AppError {
  */
 export function jsonDepthGuard(req: Request, _res: Response, next: NextFunction): void {
   const body: unknown = req.body;
-  if (body === null || typeof body !== 'object') return next();
+  // A raw body (a webhook's exact bytes) is not JSON yet: its route parses it after verifying it.
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return next();
   const bad = findBadInput(body, { maxDepth: MAX_JSON_DEPTH, controls: 'none' });
   next(bad ? refuse(bad) : undefined);
 }

@@ -26,6 +26,8 @@ export abstract class JobStore {
   abstract fail(id: string, attempt: number, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null>;
   /** running as `attempt` → pending (a stop let it go): the next delivery runs it again; false when it was not. */
   abstract release(id: string, attempt: number): Promise<boolean>;
+  /** pending|running → cancelled inside `tx` (the owner withdrew the work); every later write of a run is fenced out. */
+  abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
   /** Ids of pending or running jobs created before `before`, oldest first. */
   abstract openJobIds(before: Date, limit: number): Promise<string[]>;
 }
@@ -138,6 +140,15 @@ export class TypeOrmJobStore extends JobStore {
 
   async release(id: string, attempt: number): Promise<boolean> {
     return (await this.update(this.ds, `status = 'pending'`, RUNNING_AS, [id, attempt])) !== null;
+  }
+
+  async cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean> {
+    const rows: Array<{ id: string }> = await tx.query(
+      `WITH changed AS (UPDATE jobs SET status = 'cancelled', finished_at = now()
+         WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id) SELECT id FROM changed`,
+      [id, workspaceId],
+    );
+    return rows.length > 0;
   }
 
   async openJobIds(before: Date, limit: number): Promise<string[]> {

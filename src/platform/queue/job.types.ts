@@ -104,6 +104,8 @@ export abstract class Jobs {
 
   /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;
+  /** Withdraws a pending or running job inside `tx` (it becomes cancelled); false when it had already ended. */
+  abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
   abstract get(workspaceId: string, id: string): Promise<JobRecord | null>;
   /** Several jobs of one workspace by id in one read (e.g. the jobs of a page of items). */
   abstract getMany(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<Map<string, JobRecord>>;

@@ -36,6 +36,10 @@ export class JobsService extends Jobs {
     }
   }
 
+  cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean> {
+    return this.store.cancel(tx, workspaceId, id);
+  }
+
   get(workspaceId: string, id: string): Promise<JobRecord | null> {
     return this.store.findInWorkspace(workspaceId, id);
   }

@@ -14,6 +14,14 @@ export interface PrimaryReferenceImage {
   storageKey: string;
   contentType: string;
 }
+/** An uploaded reference image as other contexts may copy it. */
+export interface UploadedReferenceImage {
+  storageKey: string;
+  contentType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+}
 import { CharacterCloner, type CharacterTemplate } from './character-cloner.js';
 
 /**
@@ -58,6 +66,14 @@ export class CharactersFacade {
   async primaryReferenceImage(workspaceId: string, characterId: string, tx?: Tx): Promise<PrimaryReferenceImage | null> {
     const image = await this.images.findPrimary(tx ?? this.ds.manager, workspaceId, characterId);
     return image ? { url: image.url, storageKey: image.storageKey, contentType: image.contentType } : null;
+  }
+
+  /** The character's uploaded reference images (primary first), or 404 when the character is not the workspace's. */
+  async referenceImages(workspaceId: string, characterId: string, tx?: Tx): Promise<UploadedReferenceImage[]> {
+    const m = tx ?? this.ds.manager;
+    await this.get(workspaceId, characterId, m);
+    const images = await this.images.listForCharacter(m, workspaceId, characterId);
+    return images.map((i) => ({ storageKey: i.storageKey, contentType: i.contentType, sizeBytes: i.sizeBytes, width: i.width, height: i.height }));
   }
 
   /** Like `get`, and locks the row until `tx` ends (e.g. while changing its LoRA status). */

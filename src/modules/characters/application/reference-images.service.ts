@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { loadSharp } from '../../../platform/media/sharp.js';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
+import { readUploadedImage } from '../../../platform/media/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import {
   FACE_EMBEDDING_JOB,
@@ -15,12 +15,10 @@ import {
   type ReferenceImage,
   type ReferenceImageType,
 } from '../domain/character.js';
-import { sniffImageType, type ImageType } from '../domain/image-type.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 
 export const MAX_REFERENCE_IMAGE_BYTES = 10 * 1024 * 1024;
-const MAX_INPUT_PIXELS = 50_000_000;
 
 export interface UploadedReferenceImage {
   referenceImage: ReferenceImage;
@@ -46,10 +44,8 @@ export class ReferenceImagesService {
     const current = await this.characters.find(this.ds.manager, workspaceId, characterId);
     if (!current) throw AppError.notFound('Character');
     assertRoomForImage(current);
-    if (bytes.length > MAX_REFERENCE_IMAGE_BYTES) throw new AppError('payload_too_large', 'A reference image can be at most 10 MiB.');
-    const kind = sniffImageType(bytes);
-    if (!kind) throw new AppError('unsupported_media_type', 'A reference image must be a JPEG, PNG or WebP image.');
-    const { width, height } = await dimensionsOf(bytes, kind);
+    const kind = await readUploadedImage(bytes, MAX_REFERENCE_IMAGE_BYTES, 'A reference image');
+    const { width, height } = kind;
 
     const id = newId('ref');
     const key = referenceImageKey(characterId, id, kind.ext);
@@ -91,19 +87,4 @@ function assertRoomForImage(character: Character): void {
       { field: 'file', message: `at most ${MAX_REFERENCE_URLS} reference images per character` },
     ]);
   }
-}
-
-/** Reads the header only; the dimensions are those of the image as displayed (EXIF orientation applied). */
-async function dimensionsOf(bytes: Buffer, kind: ImageType): Promise<{ width: number; height: number }> {
-  const sharp = await loadSharp();
-  try {
-    const meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-    const expected = kind.ext === 'jpg' ? 'jpeg' : kind.ext;
-    const width = meta.autoOrient?.width ?? meta.width;
-    const height = meta.autoOrient?.height ?? meta.height;
-    if (meta.format === expected && width > 0 && height > 0) return { width, height };
-  } catch {
-    // answered below
-  }
-  throw new AppError('unsupported_media_type', 'The image could not be read; send a valid JPEG, PNG or WebP file.');
 }

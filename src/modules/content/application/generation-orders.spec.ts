@@ -18,6 +18,10 @@ class FakeJobs extends Jobs {
     statement.with('new_job', (p) => `INSERT INTO jobs (id, payload) VALUES (${p.bindAll([job.id, job.payload])})`);
   }
   async enqueue(): Promise<void> {}
+  async cancel(): Promise<boolean> {
+    return false;
+  }
+
   async get(): Promise<JobRecord | null> {
     return null;
   }

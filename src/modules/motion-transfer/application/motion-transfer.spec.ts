@@ -104,6 +104,10 @@ class FakeJobs extends Jobs {
   async enqueue(job: JobRecord) {
     this.enqueued.push(job.id);
   }
+  async cancel(): Promise<boolean> {
+    return false;
+  }
+
   async get(ws: string, id: string) {
     const j = this.rows.get(id);
     return j && j.workspaceId === ws ? j : null;

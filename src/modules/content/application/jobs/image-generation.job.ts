@@ -6,14 +6,15 @@ import type { StoredMedia } from '../../domain/content-item.js';
 import { imageSize } from '../../domain/media-size.js';
 import { imageCount } from '../../domain/pricing.js';
 import { MediaStore } from '../media-store.js';
-import { ImageGenerator, callProvider } from '../../../generation/index.js';
+import { ImageGenerator, callProvider, type ImageLora } from '../../../generation/index.js';
+import { LoraFacade } from '../../../lora/index.js';
 import { GenerationSteps } from './generation-steps.js';
 import { ItemGeneration, type GenerationInput } from './item-generation.js';
 import { CONTENT_JOBS, payloadCount } from './job-types.js';
 
 /**
  * generate_image: the item's images (image-to-image from the character's primary reference when
- * it has one uploaded), and its caption when the client gave none.
+ * it has one uploaded, with its LoRA while one is ready), and its caption when the client gave none.
  */
 @Injectable()
 export class ImageGenerationJob {
@@ -22,11 +23,18 @@ export class ImageGenerationJob {
     private readonly generation: ItemGeneration,
     private readonly images: ImageGenerator,
     private readonly media: MediaStore,
+    private readonly loras: LoraFacade,
   ) {}
 
   @JobHandler(CONTENT_JOBS.image)
-  run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
-    return this.generation.run(ctx, (input) => this.makeImages(ctx, input));
+  async run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
+    const drawn: { lora: ImageLora | null } = { lora: null };
+    const result = await this.generation.run(ctx, async (input) => {
+      drawn.lora = await this.loras.readyFor(ctx.job.workspaceId, input.item.characterId);
+      return this.makeImages(ctx, input, drawn.lora);
+    });
+    // The result names the LoRA the images were drawn with (contract §10).
+    return drawn.lora ? { ...result, lora_id: drawn.lora.id } : result;
   }
 
   @OnJobFailed(CONTENT_JOBS.image)
@@ -34,7 +42,7 @@ export class ImageGenerationJob {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
+  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput, lora: ImageLora | null): Promise<StoredMedia[]> {
     const { job } = ctx;
     const count = payloadCount(job.payload.images) || imageCount(item.contentType);
     const size = imageSize(item.contentType);
@@ -42,6 +50,7 @@ export class ImageGenerationJob {
       this.images.generate({
         jobId: job.id, workspaceId: job.workspaceId, character: brief, prompt: item.imagePrompt, width: size.width, height: size.height, count,
         ...(reference ? { initImage: { bytes: reference.bytes, contentType: reference.contentType } } : {}),
+        ...(lora ? { lora } : {}),
       }),
     );
     if (generated.length < count) throw new AppError('upstream_failed', `The image provider returned ${generated.length} of ${count} images.`);

@@ -1,0 +1,3 @@
+export { loadSharp } from './sharp.js';
+export { sniffImageType, type ImageType } from './image-type.js';
+export { readUploadedImage, type UploadedImage } from './uploaded-image.js';
