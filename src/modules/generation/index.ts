@@ -1,6 +1,7 @@
 /**
  * What other contexts may use from the generation context: the generator ports (image, video,
- * text), the seam where a job's image generator is chosen, and the provider-call guard.
+ * text), the seam where a job's image generator is chosen, the provider-call guard, and the
+ * offline LoRA style grid's layout (the lora context trains what the local image generator applies).
  */
 export { GenerationModule } from './generation.module.js';
 export { ImageGenerator, TextGenerator, VideoGenerator, ASPECT_RATIOS, CAPTION_STYLES } from './application/ports/index.js';
@@ -17,3 +18,4 @@ export type {
 } from './application/ports/index.js';
 export { ImageGeneratorSeam, ImageRouter } from './application/image-routing.js';
 export { callProvider } from './application/provider-call.js';
+export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis } from './infrastructure/providers/index.js';

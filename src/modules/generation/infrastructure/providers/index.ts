@@ -5,6 +5,7 @@ export * from './openai/openai-text-generator.js';
 export * from './local/local-image-generator.js';
 export * from './local/local-text-generator.js';
 export * from './local/local-video-generator.js';
+export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis } from './local/lora-style.js';
 export { upstreamFailed } from './shared/provider-failure.js';
 export { sniffMediaType, mp4DurationSeconds, type SniffedType } from './shared/media-sniff.js';
 export { weekSlots, contentTypeFor, type WeekSlot } from './shared/week-slots.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
-import type { ImageRequest } from '../../../application/ports/index.js';
+import type { ImageLora, ImageRequest } from '../../../application/ports/index.js';
 import { LUNA, sampleJpeg } from '../spec-fixtures.js';
 import { LocalImageGenerator } from './local-image-generator.js';
 
@@ -15,6 +15,24 @@ const request = (over: Partial<ImageRequest> = {}): ImageRequest => ({
   seed: 7,
   ...over,
 });
+
+/** An offline LoRA whose style grid is one colour everywhere (64 cells × RGB). */
+const lora = (rgb: [number, number, number], scale = 1): ImageLora => ({
+  id: 'lora_a',
+  baseModel: 'flux-dev',
+  triggerWord: 'LUNA',
+  scale,
+  weightsUrl: null,
+  style: Array.from({ length: 64 }, () => rgb).flat(),
+});
+
+const rawOf = (image: { bytes: Buffer }) => sharp(image.bytes).raw().toBuffer();
+
+function mean(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i];
+  return sum / values.length;
+}
 
 describe('LocalImageGenerator', () => {
   const generator = new LocalImageGenerator();
@@ -57,5 +75,40 @@ describe('LocalImageGenerator', () => {
     // The init image is a flat orange (200, 90, 40): half of it pulls every pixel towards it.
     expect(Math.abs(b[0] - (p[0] + 200) / 2)).toBeLessThanOrEqual(3);
     expect(Math.abs(b[2] - (p[2] + 40) / 2)).toBeLessThanOrEqual(3);
+  });
+
+  describe('with an offline LoRA', () => {
+    it('gives the same picture with its style blended over: measurably different, and the same bytes twice', async () => {
+      const [plain] = await generator.generate(request({ count: 1 }));
+      const [styled] = await generator.generate(request({ count: 1, lora: lora([0, 0, 0]) }));
+      const [again] = await generator.generate(request({ count: 1, lora: lora([0, 0, 0]) }));
+      expect(styled.bytes.equals(plain.bytes)).toBe(false);
+      expect(styled.bytes.equals(again.bytes)).toBe(true);
+      const [p, s] = await Promise.all([rawOf(plain), rawOf(styled)]);
+      // A black style at scale 1 keeps 60 % of every channel, so the mean absolute difference is
+      // 40 % of the plain image's mean (± rounding). The palettes' lightness is at least 0.25, so
+      // that is tens of levels: far above the ±1 of any re-encoding, and no other change shows.
+      const difference = mean(p.map((v, i) => Math.abs(v - s[i])));
+      expect(difference).toBeGreaterThan(20);
+      expect(Math.abs(difference - 0.4 * mean(p))).toBeLessThan(1);
+    });
+
+    it('tints toward the style colour: a blue style raises blue and lowers red', async () => {
+      const [plain] = await generator.generate(request({ count: 1, width: 128, height: 128 }));
+      const [styled] = await generator.generate(request({ count: 1, width: 128, height: 128, lora: lora([0, 0, 1]) }));
+      const [p, s] = await Promise.all([rawOf(plain), rawOf(styled)]);
+      const channel = (raw: Buffer, c: number) => mean(raw.filter((_, i) => i % 3 === c));
+      expect(channel(s, 2)).toBeGreaterThan(channel(p, 2) + 20);
+      expect(channel(s, 0)).toBeLessThan(channel(p, 0) - 20);
+    });
+
+    it.each([
+      ['a provider LoRA (no style)', { ...lora([0, 0, 0]), style: null, weightsUrl: 'https://example.test/w.safetensors' }],
+      ['scale 0', lora([0, 0, 0], 0)],
+    ])('leaves the bytes as they are for %s', async (_name, applied) => {
+      const [plain] = await generator.generate(request({ count: 1 }));
+      const [withLora] = await generator.generate(request({ count: 1, lora: applied }));
+      expect(withLora.bytes.equals(plain.bytes)).toBe(true);
+    });
   });
 });

@@ -2,6 +2,7 @@ import { loadSharp } from '../../../../../platform/media/sharp.js';
 import { ImageGenerator, type GeneratedMedia, type ImageRequest } from '../../../application/ports/index.js';
 import { upstreamFailed } from '../shared/provider-failure.js';
 import { seedFrom } from '../shared/seeded.js';
+import { applyStyle } from './lora-style.js';
 import { blendInto, paint, patternSpec } from './pattern.js';
 
 /**
@@ -15,7 +16,8 @@ const DEFAULT_STRENGTH = 0.65;
 
 /**
  * Offline images: a gradient-and-discs PNG whose look is seeded by the prompt, the character
- * and the seed, so the same request gives the same bytes. Image-to-image blends the init image.
+ * and the seed, so the same request gives the same bytes. Image-to-image blends the init image;
+ * an offline LoRA's style grid is blended over the result.
  */
 export class LocalImageGenerator extends ImageGenerator {
   async generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
@@ -26,6 +28,8 @@ export class LocalImageGenerator extends ImageGenerator {
       if (signal?.aborted) throw upstreamFailed('local', 'aborted', 'The image generation was cancelled.');
       const pixels = paint(patternSpec(seedFrom(req.prompt, req.negativePrompt, req.character.id, req.seed, i)), req.width, req.height);
       if (base) blendInto(pixels, base, Math.min(1, Math.max(0, req.strength ?? DEFAULT_STRENGTH)));
+      // The seed ignores the LoRA on purpose: with and without it, only the style differs.
+      if (req.lora?.style) applyStyle(pixels, req.width, req.height, req.lora.style, req.lora.scale);
       const bytes = await sharp(pixels, { raw: { width: req.width, height: req.height, channels: 3 } }).png({ compressionLevel: PNG_COMPRESSION, adaptiveFiltering: false }).toBuffer();
       images.push({ bytes, contentType: 'image/png', width: req.width, height: req.height });
     }
