@@ -18,7 +18,9 @@ export function replicateClientFor(config: AppConfig): ReplicateClient {
 }
 
 export function imageGeneratorFor(config: AppConfig): ImageGenerator {
-  return config.providers.media === 'replicate' ? new ReplicateImageGenerator(replicateClientFor(config), config.providers.replicateImageModel) : new LocalImageGenerator();
+  return config.providers.media === 'replicate'
+    ? new ReplicateImageGenerator(replicateClientFor(config), config.providers.replicateImageModel, config.lora.imageModels)
+    : new LocalImageGenerator();
 }
 
 export function videoGeneratorFor(config: AppConfig): VideoGenerator {

@@ -9,6 +9,8 @@ import { ReplicateImageGenerator } from './replicate-image-generator.js';
 
 const TOKEN = 'r8_test_token';
 const MODEL = 'black-forest-labs/flux-dev';
+const LORA_MODELS = { 'flux-dev': 'black-forest-labs/flux-dev-lora', sdxl: 'stability-ai/sdxl:39ed52f2a78e' };
+const WEIGHTS = 'https://replicate.delivery/xezq/abc/trained_model.tar';
 let fake: FakeReplicate;
 let retry: ReturnType<typeof recordedSleep>;
 
@@ -34,7 +36,7 @@ function generator(overrides: Partial<ReplicateOptions> = {}): ReplicateImageGen
     retry: { retries: 2, sleep: retry.sleep },
     ...overrides,
   });
-  return new ReplicateImageGenerator(client, MODEL);
+  return new ReplicateImageGenerator(client, MODEL, LORA_MODELS);
 }
 
 const request = (over: Partial<ImageRequest> = {}): ImageRequest => ({
@@ -84,7 +86,7 @@ describe('ReplicateImageGenerator', () => {
 
   it('runs a pinned model version through the generic endpoint', async () => {
     const client = new ReplicateClient({ baseUrl: fake.url, token: TOKEN, timeoutMs: 5_000, maxDownloadBytes: 1024 * 1024 });
-    await new ReplicateImageGenerator(client, 'stability-ai/sdxl:39ed52f2a78e').generate(request({ count: 1 }));
+    await new ReplicateImageGenerator(client, 'stability-ai/sdxl:39ed52f2a78e', LORA_MODELS).generate(request({ count: 1 }));
     const [create] = fake.requestsTo('/v1/predictions', 'POST');
     expect(create.path).toBe('/v1/predictions');
     expect(create.body.version).toBe('stability-ai/sdxl:39ed52f2a78e');
@@ -196,6 +198,69 @@ describe('ReplicateImageGenerator', () => {
     const err = await rejection(generator().generate(request({ count: 1 })));
     expect(err).toBeInstanceOf(AppError);
     expect(err.details).toMatchObject({ provider: 'replicate', reason: 'bad_response' });
+  });
+
+  describe('with a trained LoRA', () => {
+    const lora = (over: Partial<NonNullable<ImageRequest['lora']>> = {}): ImageRequest['lora'] => ({
+      id: 'lora_01HZX6FQJ5N6E7T2M3A4B5C6D7',
+      baseModel: 'flux-dev',
+      triggerWord: 'LUNA_K7',
+      scale: 0.9,
+      weightsUrl: WEIGHTS,
+      style: null,
+      ...over,
+    });
+
+    it('runs the flux LoRA model with the weights, the scale and the trigger word first in the prompt', async () => {
+      await generator().generate(request({ count: 1, lora: lora() }));
+      expect(creates()).toHaveLength(0);
+      const [create] = fake.requestsTo(`/v1/models/${LORA_MODELS['flux-dev']}/predictions`, 'POST');
+      expect(create.body.input).toEqual({
+        prompt: 'LUNA_K7, tomatoes on a balcony at golden hour, sunlit film, soft focus',
+        num_outputs: 1,
+        aspect_ratio: '1:1',
+        output_format: 'png',
+        seed: 42,
+        lora_weights: WEIGHTS,
+        lora_scale: 0.9,
+      });
+      const prediction = [...fake.predictions.values()].at(-1)!;
+      expect(prediction.model).toBe(LORA_MODELS['flux-dev']);
+      expect(prediction.input.lora_weights).toBe(WEIGHTS);
+    });
+
+    it('does not repeat a trigger word the prompt already holds', async () => {
+      await generator().generate(request({ count: 1, prompt: 'a portrait of LUNA_K7 in the rain', lora: lora() }));
+      const [create] = fake.requestsTo(`/v1/models/${LORA_MODELS['flux-dev']}/predictions`, 'POST');
+      expect(create.body.input.prompt).toBe('a portrait of LUNA_K7 in the rain, sunlit film, soft focus');
+    });
+
+    it('keeps the LoRA on every batch of a large request', async () => {
+      await generator().generate(request({ count: 6, lora: lora() }));
+      const batches = fake.requestsTo(`/v1/models/${LORA_MODELS['flux-dev']}/predictions`, 'POST');
+      expect(batches.map((r) => [r.body.input.lora_weights, r.body.input.prompt.startsWith('LUNA_K7, ')])).toEqual([
+        [WEIGHTS, true],
+        [WEIGHTS, true],
+      ]);
+    });
+
+    it('runs the sdxl version with replicate_weights and an explicit size', async () => {
+      await generator().generate(request({ count: 1, width: 1024, height: 1280, lora: lora({ baseModel: 'sdxl', scale: 0.6 }) }));
+      const [create] = fake.requestsTo('/v1/predictions', 'POST');
+      expect(create.path).toBe('/v1/predictions');
+      expect(create.body.version).toBe(LORA_MODELS.sdxl);
+      expect(create.body.input).toMatchObject({ replicate_weights: WEIGHTS, lora_scale: 0.6, width: 1024, height: 1280, prompt: expect.stringMatching(/^LUNA_K7, /) });
+      expect(create.body.input.aspect_ratio).toBeUndefined();
+      expect(create.body.input.lora_weights).toBeUndefined();
+    });
+
+    it('ignores an offline LoRA entirely: its style vector and trigger word mean nothing to Replicate', async () => {
+      await generator().generate(request({ count: 1, lora: lora({ weightsUrl: null, style: [0.1, 0.2, 0.3] }) }));
+      const [create] = creates();
+      expect(create.body.input.prompt).toBe('tomatoes on a balcony at golden hour, sunlit film, soft focus');
+      expect(Object.keys(create.body.input).filter((k) => k.includes('lora') || k.includes('weights'))).toEqual([]);
+      expect(fake.requestsTo('/flux-dev-lora/', 'POST')).toHaveLength(0);
+    });
   });
 
   it('refuses to run without a token', async () => {
