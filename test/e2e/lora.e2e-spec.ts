@@ -47,10 +47,16 @@ describe('LoRA training (offline trainer)', () => {
     files.forEach((bytes, i) => void req.attach(part, bytes, { filename: `img${i}.png`, contentType: 'image/png' }));
     return req;
   };
-  const addImages = async (user: TestUser, id: string, count: number, from = 0) => {
-    const res = await uploadImages(user, id, await Promise.all(Array.from({ length: count }, (_, i) => trainingPng(from + i))));
-    expect(res.status).toBe(201);
-    return res.body as Body;
+  /** Up to 10 files go in one request; more in several. */
+  const addImages = async (user: TestUser, id: string, count: number, from = 0): Promise<Body> => {
+    let body: Body = {};
+    for (let start = 0; start < count; start += 10) {
+      const n = Math.min(10, count - start);
+      const res = await uploadImages(user, id, await Promise.all(Array.from({ length: n }, (_, i) => trainingPng(from + start + i))));
+      expect(res.status).toBe(201);
+      body = res.body as Body;
+    }
+    return body;
   };
   const lora = async (user: TestUser, id: string) => (await api(server).get(`/characters/${id}/lora`).set(user.auth)).body.lora as Body;
   const character = async (user: TestUser, id: string) => (await api(server).get(`/characters/${id}`).set(user.auth)).body.character as Body;
@@ -64,7 +70,7 @@ describe('LoRA training (offline trainer)', () => {
     return Buffer.from(await res.arrayBuffer());
   };
   const generated = async (user: TestUser, id: string, prompt: string) => {
-    const res = await api(server).post('/content/generate').set(user.auth).send({ character_id: id, platform: 'instagram', content_type: 'single', prompt });
+    const res = await api(server).post('/content/generate').set(user.auth).send({ character_id: id, platform: 'instagram', type: 'single', prompt });
     expect(res.status).toBe(201);
     const jobId = res.body.job.id as string;
     const job = await waitFor(async () => {
@@ -169,7 +175,7 @@ describe('LoRA training (offline trainer)', () => {
       expect(unsigned.status).toBe(403);
     });
 
-    it('refuses a file that is not an image by its bytes (415), one over 10 MiB (413), a wrong part name and an empty request (400), adding nothing', async () => {
+    it('refuses a file that is not an image by its bytes (415), one over 10 MiB (413), a wrong part name, 11 files at once and an empty request (400), adding nothing', async () => {
       const id = await createCharacter(pro, 'Refused');
       const text = await api(server).post(`/characters/${id}/lora/images`).set(pro.auth).attach('images', Buffer.from('GIF89a not really'), { filename: 'x.png', contentType: 'image/png' });
       expect([text.status, text.body.code]).toEqual([415, 'unsupported_media_type']);
@@ -180,6 +186,8 @@ describe('LoRA training (offline trainer)', () => {
       expect([wrongPart.status, wrongPart.body.code]).toEqual([400, 'validation_failed']);
       const empty = await api(server).post(`/characters/${id}/lora/images`).set(pro.auth).send({});
       expect([empty.status, empty.body.code]).toEqual([400, 'validation_failed']);
+      const eleven = await uploadImages(pro, id, await Promise.all(Array.from({ length: 11 }, (_, i) => trainingPng(i))));
+      expect([eleven.status, eleven.body.code]).toEqual([400, 'validation_failed']);
       const notTrue = await api(server).post(`/characters/${id}/lora/images`).set(pro.auth).send({ from_reference_images: false });
       expect([notTrue.status, notTrue.body.code]).toEqual([400, 'validation_failed']);
       expect((await lora(pro, id)).image_count).toBe(0);
@@ -257,7 +265,7 @@ describe('LoRA training (offline trainer)', () => {
   describe('a training on the offline trainer', () => {
     let jobId: string;
     let loraId: string;
-    let before: { image: Buffer };
+    let before: { image: Buffer; job: Body };
     const prompt = 'Morning run on the beach';
 
     it('is charged when accepted, reports progress on the socket, and ends ready; the status route and the character agree throughout', async () => {

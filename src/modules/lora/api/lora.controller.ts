@@ -13,7 +13,9 @@ import { LoraEnvelope, LoraStatusDoc, LoraTrainedEnvelope, toLoraEnvelope, toLor
 
 const CharacterId = () => new IdParam('char', 'Character');
 const IMAGE_PARTS = ['images', 'image', 'file'];
-const UPLOAD_LIMITS = { fileSize: MAX_TRAINING_IMAGE_BYTES, files: MAX_TRAINING_IMAGES, fields: 2, fieldSize: 256, parts: MAX_TRAINING_IMAGES + 2 };
+/** Files one request may carry: uploads are held in memory, so a request holds at most 100 MiB. */
+const FILES_PER_REQUEST = 10;
+const UPLOAD_LIMITS = { fileSize: MAX_TRAINING_IMAGE_BYTES, files: FILES_PER_REQUEST, fields: 2, fieldSize: 256, parts: FILES_PER_REQUEST + 2 };
 /** LoRA is a Pro and Agency feature (contract §3): other plans are refused 403 `plan_required` at the guard. */
 const PAID: { plans: Plan[] } = { plans: ['pro', 'agency'] };
 
@@ -54,7 +56,7 @@ export class LoraController {
   @Product(PAID)
   @UseInterceptors(AnyFilesInterceptor({ limits: UPLOAD_LIMITS }))
   @ApiOperation({
-    summary: `Add training images: multipart file parts named images, image or file (JPEG, PNG or WebP by their bytes, at most 10 MiB each), `
+    summary: `Add training images: up to ${FILES_PER_REQUEST} multipart file parts named images, image or file (JPEG, PNG or WebP by their bytes, at most 10 MiB each), `
       + `or JSON {"from_reference_images": true} to copy the character’s reference images. At most ${MAX_TRAINING_IMAGES} in all; frozen while a training is queued or running.`,
   })
   @ApiConsumes('multipart/form-data', 'application/json')
