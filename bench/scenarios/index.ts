@@ -1,8 +1,9 @@
 import type { Scenario } from '../lib/scenario.js';
 import { content } from './content.js';
 import { foundation } from './foundation.js';
+import { lora } from './lora.js';
 import { marketplace } from './marketplace.js';
 import { publishing } from './publishing.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora];
