@@ -18,4 +18,5 @@ export type {
 } from './application/ports/index.js';
 export { ImageGeneratorSeam, ImageRouter } from './application/image-routing.js';
 export { callProvider } from './application/provider-call.js';
+export { fromOutbound, upstreamFailed } from './infrastructure/providers/shared/provider-failure.js';
 export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis } from './infrastructure/providers/index.js';

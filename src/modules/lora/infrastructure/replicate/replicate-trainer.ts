@@ -12,6 +12,7 @@ import {
   retryDelay,
   type RetryOptions,
 } from '../../../../platform/outbound/index.js';
+import { fromOutbound, upstreamFailed } from '../../../generation/index.js';
 import { LoraTrainer, type TrainedWeights, type TrainingRequest, type TrainingState } from '../../application/ports/lora-trainer.js';
 import { trainingArchive } from './training-archive.js';
 
@@ -75,7 +76,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
     const data = await this.getOrNull(`/v1/trainings/${encodeURIComponent(providerTrainingId)}`, 'training status request', signal);
     if (data === null) return null;
     const training = parseTraining(data);
-    if (training.id !== providerTrainingId) throw replicateFailed('bad_response', `Replicate answered training ${providerTrainingId} with another training.`);
+    if (training.id !== providerTrainingId) throw upstreamFailed('replicate', 'bad_response', `Replicate answered training ${providerTrainingId} with another training.`);
     return training.state;
   }
 
@@ -105,7 +106,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
     const account = await this.call('/v1/account', 'account lookup', { signal });
     const username = (account as { username?: unknown } | null)?.username;
     if (typeof username !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(username)) {
-      throw replicateFailed('bad_response', 'Replicate answered the account lookup without a username.');
+      throw upstreamFailed('replicate', 'bad_response', 'Replicate answered the account lookup without a username.');
     }
     return username;
   }
@@ -120,14 +121,14 @@ export class ReplicateLoraTrainer extends LoraTrainer {
     } catch (err) {
       // Another process created it between our look-up and our create: Replicate answers 409 or 422.
       const raced = isStatus(err, 409) || isStatus(err, 422);
-      if (!raced || !(await this.getModel(owner, name, signal))) throw replicateFailure(err, 'destination model creation');
+      if (!raced || !(await this.getModel(owner, name, signal))) throw fromOutbound('replicate', err, 'destination model creation');
     }
     return ref;
   }
 
   private async getModel(owner: string, name: string, signal?: AbortSignal): Promise<Record<string, unknown> | null> {
     const data = await this.getOrNull(`/v1/models/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, 'model lookup', signal);
-    if (data !== null && !isRecord(data)) throw replicateFailed('bad_response', `Replicate answered the look-up of ${owner}/${name} with something that is not a model.`);
+    if (data !== null && !isRecord(data)) throw upstreamFailed('replicate', 'bad_response', `Replicate answered the look-up of ${owner}/${name} with something that is not a model.`);
     return data;
   }
 
@@ -135,7 +136,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
   private async trainer(baseModel: LoraBaseModel, signal?: AbortSignal): Promise<TrainerRef> {
     const configured = this.opts.trainers[baseModel];
     const m = TRAINER_REF.exec(configured ?? '');
-    if (!m) throw replicateFailed('not_configured', `The Replicate trainer for ${baseModel} ("${configured}") is not owner/name[:version].`);
+    if (!m) throw upstreamFailed('replicate', 'not_configured', `The Replicate trainer for ${baseModel} ("${configured}") is not owner/name[:version].`);
     const [, owner, name, pinned] = m;
     const version = pinned ?? (await this.lookup(`trainer:${owner}/${name}`, () => this.latestVersion(owner, name, signal)));
     return { owner, name, version };
@@ -143,9 +144,9 @@ export class ReplicateLoraTrainer extends LoraTrainer {
 
   private async latestVersion(owner: string, name: string, signal?: AbortSignal): Promise<string> {
     const model = await this.getModel(owner, name, signal);
-    if (!model) throw replicateFailed('not_configured', `The Replicate trainer ${owner}/${name} does not exist.`);
+    if (!model) throw upstreamFailed('replicate', 'not_configured', `The Replicate trainer ${owner}/${name} does not exist.`);
     const id = (model.latest_version as { id?: unknown } | null | undefined)?.id;
-    if (typeof id !== 'string' || !BARE_VERSION.test(id)) throw replicateFailed('bad_response', `Replicate answered ${owner}/${name} without a latest version.`);
+    if (typeof id !== 'string' || !BARE_VERSION.test(id)) throw upstreamFailed('replicate', 'bad_response', `Replicate answered ${owner}/${name} without a latest version.`);
     return id;
   }
 
@@ -170,7 +171,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
       });
       return uploadedUrl(parseJson(res.body));
     } catch (err) {
-      throw replicateFailure(err, 'training set upload');
+      throw fromOutbound('replicate', err, 'training set upload');
     }
   }
 
@@ -185,10 +186,10 @@ export class ReplicateLoraTrainer extends LoraTrainer {
       try {
         return parseTraining(await this.call(path, 'training creation', { method: 'POST', json: body, retries: 0, signal, mapErrors: false })).id;
       } catch (err) {
-        if (!isStatus(err, 429) || attempt > (retry.retries ?? RETRY_DEFAULTS.retries)) throw replicateFailure(err, 'training creation');
+        if (!isStatus(err, 429) || attempt > (retry.retries ?? RETRY_DEFAULTS.retries)) throw fromOutbound('replicate', err, 'training creation');
         const delay = retryDelay(attempt, retry, isOutboundError(err) ? err.retryAfterMs : undefined);
         await (retry.sleep ?? abortableSleep)(delay, signal).catch(() => {
-          throw replicateFailed('aborted', 'The training creation was cancelled.');
+          throw upstreamFailed('replicate', 'aborted', 'The training creation was cancelled.');
         });
       }
     }
@@ -199,7 +200,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
       return await this.call(path, what, { signal, mapErrors: false });
     } catch (err) {
       if (isStatus(err, 404)) return null;
-      throw replicateFailure(err, what);
+      throw fromOutbound('replicate', err, what);
     }
   }
 
@@ -217,7 +218,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
       });
       return res.data;
     } catch (err) {
-      throw init.mapErrors === false ? err : replicateFailure(err, what);
+      throw init.mapErrors === false ? err : fromOutbound('replicate', err, what);
     }
   }
 
@@ -233,7 +234,7 @@ export class ReplicateLoraTrainer extends LoraTrainer {
   }
 
   private requireToken(): void {
-    if (!this.opts.token) throw replicateFailed('not_configured', 'Replicate has no API token configured.');
+    if (!this.opts.token) throw upstreamFailed('replicate', 'not_configured', 'Replicate has no API token configured.');
   }
 
   private auth(): Record<string, string> {
@@ -310,7 +311,7 @@ function weightsOf(training: Record<string, unknown>): TrainedWeights {
   const output = training.output;
   const weights = isRecord(output) ? output.weights : undefined;
   if (typeof weights !== 'string' || !/^https?:\/\/\S+$/i.test(weights)) {
-    throw replicateFailed('bad_response', `Replicate training ${String(training.id)} succeeded without a weights URL.`);
+    throw upstreamFailed('replicate', 'bad_response', `Replicate training ${String(training.id)} succeeded without a weights URL.`);
   }
   return { weightsUrl: weights, version: versionOf((output as Record<string, unknown>).version, training.destination), style: null };
 }
@@ -329,12 +330,12 @@ function errorText(error: unknown): string {
 }
 
 function notATraining(): AppError {
-  return replicateFailed('bad_response', 'Replicate answered with something that is not a training.');
+  return upstreamFailed('replicate', 'bad_response', 'Replicate answered with something that is not a training.');
 }
 
 function uploadedUrl(data: unknown): string {
   const url = isRecord(data) && isRecord(data.urls) ? data.urls.get : undefined;
-  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw replicateFailed('bad_response', 'Replicate answered the upload without its URL.');
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw upstreamFailed('replicate', 'bad_response', 'Replicate answered the upload without its URL.');
   return url;
 }
 
@@ -350,20 +351,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isStatus(err: unknown, status: number): boolean {
   return isOutboundError(err) && err.kind === 'http' && err.status === status;
-}
-
-/**
- * The contract's provider failure (502 `upstream_failed`, details `{provider, reason}`), built here
- * because generation's provider-failure helpers are not part of its index (see the report).
- */
-export function replicateFailed(reason: string, message: string, extra: Record<string, unknown> = {}): AppError {
-  return new AppError('upstream_failed', message, { provider: 'replicate', reason, ...extra });
-}
-
-/** What the outbound layer threw, as a provider failure; AppErrors and unknown errors pass through. */
-export function replicateFailure(err: unknown, what: string): Error {
-  if (err instanceof AppError || !isOutboundError(err)) return err as Error;
-  if (err.kind !== 'http') return replicateFailed(err.kind, `Replicate failed the ${what}: ${err.message}`, { attempts: err.attempts });
-  const detail = err.bodySnippet ? `: ${err.bodySnippet.slice(0, 300)}` : '';
-  return replicateFailed('http_error', `Replicate answered ${err.status} to the ${what}${detail}`, { status: err.status, attempts: err.attempts });
 }

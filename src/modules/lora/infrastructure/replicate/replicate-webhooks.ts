@@ -3,7 +3,8 @@ import { Logger } from '@nestjs/common';
 import { AppError } from '../../../../core/index.js';
 import { httpJson, type RetryOptions } from '../../../../platform/outbound/index.js';
 import { TrainingWebhooks, type TrainingEvent } from '../../application/ports/training-webhooks.js';
-import { parseTraining, replicateFailed, replicateFailure } from './replicate-trainer.js';
+import { fromOutbound, upstreamFailed } from '../../../generation/index.js';
+import { parseTraining } from './replicate-trainer.js';
 
 export interface ReplicateWebhooksOptions {
   baseUrl: string;
@@ -69,12 +70,12 @@ export class ReplicateTrainingWebhooks extends TrainingWebhooks {
   private async loadKey(): Promise<Buffer> {
     const secret = this.opts.secret ?? (await this.fetchSecret());
     const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-    if (key.length === 0) throw replicateFailed('not_configured', 'The Replicate webhook secret is empty or not base64.');
+    if (key.length === 0) throw upstreamFailed('replicate', 'not_configured', 'The Replicate webhook secret is empty or not base64.');
     return key;
   }
 
   private async fetchSecret(): Promise<string> {
-    if (!this.opts.token) throw replicateFailed('not_configured', 'Replicate has no API token configured to fetch the webhook secret.');
+    if (!this.opts.token) throw upstreamFailed('replicate', 'not_configured', 'Replicate has no API token configured to fetch the webhook secret.');
     try {
       const res = await httpJson(`${this.opts.baseUrl}/v1/webhooks/default/secret`, {
         ...this.opts.retry,
@@ -83,10 +84,10 @@ export class ReplicateTrainingWebhooks extends TrainingWebhooks {
         maxBytes: 64 * 1024,
       });
       const key = (res.data as { key?: unknown } | null)?.key;
-      if (typeof key !== 'string' || key === '') throw replicateFailed('bad_response', 'Replicate answered the webhook secret request without a key.');
+      if (typeof key !== 'string' || key === '') throw upstreamFailed('replicate', 'bad_response', 'Replicate answered the webhook secret request without a key.');
       return key;
     } catch (err) {
-      throw replicateFailure(err, 'webhook secret request');
+      throw fromOutbound('replicate', err, 'webhook secret request');
     }
   }
 }
