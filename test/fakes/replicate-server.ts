@@ -148,6 +148,14 @@ export interface SendWebhookOptions {
   url?: string;
 }
 
+/** Requests kept waiting, unanswered, until released (a slow upload, a provider that stalls). */
+export interface FakeHold {
+  /** How many requests this hold has caught so far. */
+  readonly held: number;
+  /** Answers the requests it holds and lets every later one through. */
+  release(): void;
+}
+
 export interface FakeReplicate {
   url: string;
   requests: ReplicateRequestSeen[];
@@ -159,6 +167,8 @@ export interface FakeReplicate {
   setMode(mode: ReplicateFakeMode): void;
   /** Requests whose path contains `pathPart`, e.g. `requestsTo('/cancel', 'POST')`. */
   requestsTo(pathPart: string, method?: string): ReplicateRequestSeen[];
+  /** Holds every API request whose path contains `pathPart` (and of `method`, when given), body read, until released. */
+  hold(pathPart: string, method?: string): FakeHold;
   close(): Promise<void>;
   /** The token's account (`GET /v1/account`): the only owner models may be created for. */
   account: string;
@@ -228,6 +238,7 @@ class ReplicateFake {
   base = '';
   private counter = 0;
   readonly training: TrainingsFake;
+  private readonly holds = new Set<{ pathPart: string; method?: string; held: number; gate: Promise<void>; open(): void }>();
 
   constructor(
     readonly options: { honourWait: boolean; pollsToFinish: number },
@@ -253,11 +264,42 @@ class ReplicateFake {
     if (this.token && req.headers.authorization !== `Bearer ${this.token}`) {
       return json(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
     }
+    await this.heldBack(req.method ?? '', path);
     if (this.mode.kind === 'http_error' && this.mode.times > 0 && (this.mode.path === undefined || path.includes(this.mode.path))) {
       this.mode.times--;
       return json(res, this.mode.status, { detail: 'scripted failure' }, this.mode.retryAfter !== undefined ? { 'Retry-After': String(this.mode.retryAfter) } : {});
     }
     await this.route(req, res, path, raw, body);
+  }
+
+  hold(pathPart: string, method?: string): FakeHold {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const hold = { pathPart, method, held: 0, gate, open };
+    this.holds.add(hold);
+    return {
+      get held() {
+        return hold.held;
+      },
+      release: () => {
+        this.holds.delete(hold);
+        hold.open();
+      },
+    };
+  }
+
+  /** Lets go of every hold: a closing fake must not keep requests open. */
+  releaseHolds(): void {
+    for (const hold of this.holds) hold.open();
+    this.holds.clear();
+  }
+
+  private async heldBack(method: string, path: string): Promise<void> {
+    for (const hold of this.holds) {
+      if (!path.includes(hold.pathPart) || (hold.method !== undefined && hold.method !== method)) continue;
+      hold.held++;
+      await hold.gate;
+    }
   }
 
   private async route(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer, body: any): Promise<void> {
@@ -726,8 +768,10 @@ export async function startFakeReplicate(
       fake.mode = { ...mode };
     },
     requestsTo: (part, method) => fake.requests.filter((r) => r.path.includes(part) && (method === undefined || r.method === method)),
+    hold: (part, method) => fake.hold(part, method),
     close: () =>
       new Promise<void>((r) => {
+        fake.releaseHolds();
         fake.training.close();
         server.closeAllConnections();
         server.close(() => r());
@@ -736,7 +780,7 @@ export async function startFakeReplicate(
   };
 }
 
-function trainingControls(trainings: TrainingsFake): Omit<FakeReplicate, 'url' | 'requests' | 'predictions' | 'uploads' | 'options' | 'setMode' | 'requestsTo' | 'close'> {
+function trainingControls(trainings: TrainingsFake): Omit<FakeReplicate, 'url' | 'requests' | 'predictions' | 'uploads' | 'options' | 'setMode' | 'requestsTo' | 'hold' | 'close'> {
   const byId = (id: string): FakeTraining => {
     const t = trainings.trainings.get(id);
     if (!t) throw new Error(`no training ${id}`);
