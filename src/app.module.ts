@@ -22,6 +22,8 @@ import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
 import { LoraModule } from './modules/lora/index.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
+import { TalkingHeadModule } from './modules/talking-head/index.js';
+import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
@@ -52,6 +54,8 @@ export class AppModule {
         ContentModule,
         ModerationModule,
         MotionTransferModule,
+        VoiceModule,
+        TalkingHeadModule,
         MarketplaceModule,
         PublishingModule,
         AdminModule,

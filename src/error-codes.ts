@@ -5,6 +5,7 @@ import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
+import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
 import { mergeErrorTables, type ErrorStatusMap } from './platform/http/index.js';
 import { IDEMPOTENCY_ERRORS } from './platform/idempotency/index.js';
@@ -23,6 +24,7 @@ const ERROR_TABLES = {
   lora: LORA_ERRORS,
   marketplace: MARKETPLACE_ERRORS,
   publishing: PUBLISHING_ERRORS,
+  talkingHead: TALKING_HEAD_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */

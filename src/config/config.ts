@@ -175,6 +175,27 @@ export interface LoraSettings {
   scale: number;
 }
 
+export interface VoiceProviderSettings {
+  /** `local` speaks offline (eSpeak NG); `elevenlabs` speaks ElevenLabs' API at `elevenlabsUrl`. */
+  provider: 'local' | 'elevenlabs';
+  elevenlabsUrl: string;
+  elevenlabsKey?: string;
+  /** ElevenLabs' model for speech, unless a character's settings name another. */
+  defaultModelId: string;
+  /** ElevenLabs calls one process makes at once (the plan's concurrency limit). */
+  concurrency: number;
+  timeoutMs: number;
+}
+
+export interface TalkingHeadSettings {
+  /** `local` renders offline with the bundled ffmpeg; `d-id` speaks D-ID's talks API at `didUrl`. */
+  provider: 'local' | 'd-id';
+  didUrl: string;
+  /** D-ID's API key as its console shows it (sent as `Authorization: Basic <key>`). */
+  didKey?: string;
+  timeoutMs: number;
+}
+
 export const PUBLISH_PLATFORMS = ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] as const;
 export type PublishPlatform = (typeof PUBLISH_PLATFORMS)[number];
 
@@ -386,6 +407,8 @@ export class AppConfig {
   readonly prices: CreditPrices;
   readonly providers: ProviderSettings;
   readonly lora: LoraSettings;
+  readonly voice: VoiceProviderSettings;
+  readonly talkingHead: TalkingHeadSettings;
   /**
    * Hosts that user-supplied URLs may reach although they resolve to private or loopback
    * addresses. Empty in production; tests list their loopback fakes here.
@@ -514,6 +537,22 @@ export class AppConfig {
     if (this.lora.provider === 'replicate' && !this.providers.replicateToken) {
       throw new ConfigError('REPLICATE_API_TOKEN is required when LORA_PROVIDER=replicate');
     }
+    this.voice = {
+      provider: oneOf(env, 'VOICE_PROVIDER', 'local', ['local', 'elevenlabs'] as const),
+      elevenlabsUrl: url(env, 'ELEVENLABS_API_URL', 'https://api.elevenlabs.io', ['http:', 'https:'])!,
+      elevenlabsKey: optional(env, 'ELEVENLABS_API_KEY'),
+      defaultModelId: str(env, 'ELEVENLABS_MODEL_ID', 'eleven_multilingual_v2'),
+      concurrency: int(env, 'ELEVENLABS_CONCURRENCY', 4, 1, 100),
+      timeoutMs: int(env, 'VOICE_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    };
+    if (this.voice.provider === 'elevenlabs' && !this.voice.elevenlabsKey) throw new ConfigError('ELEVENLABS_API_KEY is required when VOICE_PROVIDER=elevenlabs');
+    this.talkingHead = {
+      provider: oneOf(env, 'TALKING_HEAD_PROVIDER', 'local', ['local', 'd-id'] as const),
+      didUrl: url(env, 'DID_API_URL', 'https://api.d-id.com', ['http:', 'https:'])!,
+      didKey: optional(env, 'DID_API_KEY'),
+      timeoutMs: int(env, 'TALKING_HEAD_TIMEOUT_MS', 600_000, 100, 3_600_000),
+    };
+    if (this.talkingHead.provider === 'd-id' && !this.talkingHead.didKey) throw new ConfigError('DID_API_KEY is required when TALKING_HEAD_PROVIDER=d-id');
     this.publishing = {
       platforms: Object.fromEntries(PUBLISH_PLATFORMS.map((p) => [p, platformCredentials(env, p)])) as Record<PublishPlatform, PlatformCredentials | undefined>,
       timeoutMs: int(env, 'PUBLISH_TIMEOUT_MS', 30_000, 100, 600_000),

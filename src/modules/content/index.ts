@@ -1,6 +1,6 @@
 /** What other contexts may use from the content context. */
 export { ContentModule } from './content.module.js';
-export { ContentFacade } from './application/content.facade.js';
+export { ContentFacade, type FinishedVideo } from './application/content.facade.js';
 export type { CalendarPost, CalendarPostsSource } from './application/calendar-posts.js';
 export type { Ordered } from './application/content-generation.service.js';
 export type { ItemView } from './application/content-views.js';

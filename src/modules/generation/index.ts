@@ -4,14 +4,26 @@
  * offline LoRA style grid's layout (the lora context trains what the local image generator applies).
  */
 export { GenerationModule } from './generation.module.js';
-export { ImageGenerator, TextGenerator, VideoGenerator, ASPECT_RATIOS, CAPTION_STYLES } from './application/ports/index.js';
+export {
+  ImageGenerator, TextGenerator, VideoGenerator, SpeechGenerator, TalkingHeadGenerator, ASPECT_RATIOS, CAPTION_STYLES, SPEECH_FORMATS,
+} from './application/ports/index.js';
 export type {
   AspectRatio,
   CaptionDraft,
   CaptionStyle,
   CharacterBrief,
   GeneratedMedia,
+  CloneRequest,
   ImageLora,
+  LibraryVoice,
+  Speech,
+  SpeechAlignment,
+  SpeechFormat,
+  SpeechRequest,
+  TalkingHeadRequest,
+  TalkingHeadVideo,
+  VoiceSample,
+  VoiceSettings,
   ImageRequest,
   MotionTransferRequest,
   VideoRequest,

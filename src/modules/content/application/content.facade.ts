@@ -1,15 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
-import type { ContentItem } from '../domain/content-item.js';
+import { AppError, newId } from '../../../core/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { CharactersFacade } from '../../characters/index.js';
+import type { GeneratedMedia } from '../../generation/index.js';
+import { newContentItem, type ContentItem } from '../domain/content-item.js';
 import { nextStatus } from '../domain/content-status.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts, type CalendarPostsSource } from './calendar-posts.js';
 import type { Ordered } from './content-generation.service.js';
 import { ContentViews, type ItemView } from './content-views.js';
 import { ItemReviews, type ReviewChange } from './item-reviews.js';
+import { MediaStore } from './media-store.js';
+
+/** A finished video to publish as content (see `addFinishedVideo`). */
+export interface FinishedVideo {
+  workspaceId: string;
+  characterId: string;
+  platform: string;
+  prompt: string;
+  caption: string | null;
+  aspectRatio: string;
+  durationSeconds: number;
+  video: GeneratedMedia;
+  thumbnail?: GeneratedMedia;
+  /** The job that made it: the media keys name it. */
+  sourceJobId: string;
+}
 
 /**
  * What other contexts (publishing, scheduling) may do with content. Methods taking `tx` run in
@@ -24,6 +42,8 @@ export class ContentFacade {
     private readonly views: ContentViews,
     private readonly calendarPosts: CalendarPosts,
     private readonly reviews: ItemReviews,
+    private readonly media: MediaStore,
+    private readonly characters: CharactersFacade,
   ) {}
 
   /** The item, or 404 `not_found` when it does not exist or belongs to another workspace. */
@@ -37,6 +57,30 @@ export class ContentFacade {
   async getForUpdate(tx: Tx, workspaceId: string, id: string): Promise<ContentItem> {
     const item = await this.items.find(tx, workspaceId, id, { lock: true });
     if (!item) throw AppError.notFound('Content');
+    return item;
+  }
+
+  /**
+   * A video made elsewhere (a talking head) as a new item: its files copied under the item's own
+   * keys, `ready` (`approved` under autopilot), so moderation, scheduling and publishing take it
+   * like any video. Call `announce` with its id once the caller is done.
+   */
+  async addFinishedVideo(req: FinishedVideo): Promise<ContentItem> {
+    const id = newId('cnt');
+    const now = new Date();
+    const medium = await this.media.saveVideo(id, req.sourceJobId, { video: req.video, thumbnail: req.thumbnail }, {
+      width: req.video.width ?? 0, height: req.video.height ?? 0, durationSeconds: req.durationSeconds,
+    });
+    const character = await this.characters.find(req.workspaceId, req.characterId);
+    const base = newContentItem({
+      id, workspaceId: req.workspaceId, characterId: req.characterId, platform: req.platform, contentType: 'video', kind: 'video',
+      imagePrompt: req.prompt, caption: req.caption, video: { durationSeconds: req.durationSeconds, aspectRatio: req.aspectRatio },
+    }, now);
+    const item: ContentItem = { ...base, status: nextStatus('generating', 'finish', { autopilot: character?.autopilot ?? false }), media: [medium], mediaJobId: req.sourceJobId };
+    await inTransaction(this.ds, async (tx) => {
+      await this.items.insert(tx, item);
+      await this.characters.addContent(tx, req.workspaceId, req.characterId);
+    });
     return item;
   }
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { AppError } from '../../../core/index.js';
 
 const logger = new Logger('Generation');
-const LABEL = { image: 'image', text: 'text', video: 'video' } as const;
+const LABEL = { image: 'image', text: 'text', video: 'video', speech: 'speech', 'talking-head': 'talking-head' } as const;
 
 /**
  * Calls a provider port. Adapters fail with a readable `upstream_failed`; anything else they throw
