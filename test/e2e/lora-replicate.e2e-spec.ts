@@ -445,7 +445,9 @@ describe('LoRA training on Replicate, webhooks dropped', () => {
     const sent = deliveriesOf(fake, t.id);
     expect(sent.map((x) => x.event)).toEqual(expect.arrayContaining(['start', 'logs', 'completed']));
     expect(sent.every((x) => x.dropped && x.status === null)).toBe(true);
-    expect(pollsOf(fake, t.id)).toBeGreaterThanOrEqual(2);
+    // Every webhook was dropped, so polls moved it: at least the one that saw it end (on a slow machine the
+    // fake's ticks can finish the training before the job's first poll, so one poll may be all it takes).
+    expect(pollsOf(fake, t.id)).toBeGreaterThanOrEqual(1);
     expect(await d.lora(charId)).toMatchObject({ status: 'ready', progress: 100, weights_url: t.output?.weights });
     expect(await d.character(charId)).toMatchObject({ lora_training_status: 'ready', face_consistency_tier: 'lora' });
     expect(await d.jobEnded(jobId)).toMatchObject({ status: 'completed', result: { lora_id: res.body.lora.id } });
