@@ -16,6 +16,7 @@ export const MEDIA_TYPES: Readonly<Record<string, string>> = {
   wav: 'audio/wav',
   ogg: 'audio/ogg',
   m4a: 'audio/mp4',
+  flac: 'audio/flac',
 };
 
 const SEGMENT = '[A-Za-z0-9][A-Za-z0-9_-]{0,79}';
