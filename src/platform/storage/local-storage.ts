@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { MediaSigner } from './media-signature.js';
@@ -43,9 +42,18 @@ export class LocalStorage extends Storage {
     if (!isStorageKey(key)) return null;
     const path = this.pathOf(key);
     try {
-      const info = await stat(path);
-      if (!info.isFile()) return null;
-      return { stream: createReadStream(path), contentType: contentTypeOfKey(key), size: info.size };
+      // Opened before it is measured: a file removed meanwhile (a regeneration replacing media) is
+      // either served whole from its open descriptor or answered as missing, never cut mid-answer.
+      const handle = await open(path, 'r');
+      const info = await handle.stat().catch(async (err: unknown) => {
+        await handle.close();
+        throw err;
+      });
+      if (!info.isFile()) {
+        await handle.close();
+        return null;
+      }
+      return { stream: handle.createReadStream(), contentType: contentTypeOfKey(key), size: info.size };
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;
