@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import { ImageGeneratorSeam } from './application/image-routing.js';
-import { ImageGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
+import { ImageGenerator, SpeechGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
 import {
+  ElevenLabsClient,
+  ElevenLabsSpeechGenerator,
   LocalImageGenerator,
+  LocalSpeechGenerator,
   LocalTextGenerator,
   LocalVideoGenerator,
   OpenAiTextGenerator,
@@ -33,6 +36,14 @@ export function textGeneratorFor(config: AppConfig): TextGenerator {
   return p.text === 'openai' ? new OpenAiTextGenerator({ baseUrl: p.openaiUrl, apiKey: p.openaiKey, model: p.openaiModel, timeoutMs: p.timeoutMs }) : new LocalTextGenerator();
 }
 
+/** VOICE_PROVIDER: ElevenLabs (one client per process, so its concurrency cap holds) or eSpeak NG offline. */
+export function speechGeneratorFor(config: AppConfig): SpeechGenerator {
+  const v = config.voice;
+  if (v.provider === 'local') return new LocalSpeechGenerator();
+  const client = new ElevenLabsClient({ baseUrl: v.elevenlabsUrl, apiKey: v.elevenlabsKey, concurrency: v.concurrency, timeoutMs: v.timeoutMs });
+  return new ElevenLabsSpeechGenerator(client, { defaultModelId: v.defaultModelId });
+}
+
 /**
  * The generation ports, bound by configuration: MEDIA_PROVIDER picks Replicate or the local
  * renderers for images and video, TEXT_PROVIDER an OpenAI-compatible server or templates. Images
@@ -44,7 +55,8 @@ export function textGeneratorFor(config: AppConfig): TextGenerator {
     { provide: ImageGenerator, useExisting: ImageGeneratorSeam },
     { provide: VideoGenerator, inject: [AppConfig], useFactory: videoGeneratorFor },
     { provide: TextGenerator, inject: [AppConfig], useFactory: textGeneratorFor },
+    { provide: SpeechGenerator, inject: [AppConfig], useFactory: speechGeneratorFor },
   ],
-  exports: [ImageGenerator, ImageGeneratorSeam, VideoGenerator, TextGenerator],
+  exports: [ImageGenerator, ImageGeneratorSeam, VideoGenerator, TextGenerator, SpeechGenerator],
 })
 export class GenerationModule {}
