@@ -73,8 +73,8 @@ const dataUri = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.to
 
 /**
  * Replicate's predictions API, answered at once with data-URI outputs: PNGs for image models, an
- * MP4 for video models. The offline generator (and test/fakes/replicate-server.ts) make videos as
- * animated GIFs, which YouTube does not take; real video models answer MP4, as here.
+ * MP4 for video models. test/fakes/replicate-server.ts makes videos as animated GIFs, which YouTube
+ * does not take; real video models (and the offline generator) answer MP4, as here.
  */
 async function startMediaModels(): Promise<MediaModels> {
   let n = 0;

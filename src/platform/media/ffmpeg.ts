@@ -1,0 +1,260 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+
+export type MediaToolErrorKind = 'unavailable' | 'failed' | 'aborted' | 'timeout' | 'too_large';
+
+/** Why running ffmpeg or ffprobe failed; callers decide what each means for their users. */
+export class MediaToolError extends Error {
+  constructor(
+    readonly kind: MediaToolErrorKind,
+    message: string,
+    /** The tail of the tool's stderr, where its own explanation is. */
+    readonly stderr = '',
+    readonly exitCode: number | null = null,
+  ) {
+    super(message);
+    this.name = 'MediaToolError';
+  }
+}
+
+export function isMediaToolError(err: unknown): err is MediaToolError {
+  return err instanceof MediaToolError;
+}
+
+type Tool = 'ffmpeg' | 'ffprobe';
+
+const located = new Map<Tool, Promise<string>>();
+
+/** The ffmpeg binary shipped in `@ffmpeg-installer/ffmpeg`, checked to be executable. */
+export function ffmpegPath(): Promise<string> {
+  return locate('ffmpeg');
+}
+
+/** The ffprobe binary shipped in `@ffprobe-installer/ffprobe`, checked to be executable. */
+export function ffprobePath(): Promise<string> {
+  return locate('ffprobe');
+}
+
+function locate(tool: Tool): Promise<string> {
+  let found = located.get(tool);
+  if (!found) {
+    found = resolveBinary(tool);
+    // A failure is not remembered: an operator may fix the install without a restart.
+    found.catch(() => located.delete(tool));
+    located.set(tool, found);
+  }
+  return found;
+}
+
+async function resolveBinary(tool: Tool): Promise<string> {
+  let path: string;
+  try {
+    // Loaded on first use: the installer packages throw at import on a platform they do not ship.
+    const mod = tool === 'ffmpeg' ? await import('@ffmpeg-installer/ffmpeg') : await import('@ffprobe-installer/ffprobe');
+    path = mod.default.path;
+  } catch (err) {
+    throw new MediaToolError('unavailable', `The bundled ${tool} is not installed for ${process.platform}-${process.arch}: ${String((err as Error)?.message ?? err)}`);
+  }
+  try {
+    await access(path, constants.X_OK);
+  } catch {
+    throw new MediaToolError('unavailable', `The bundled ${tool} at ${path} is not executable by this process's user (run \`chmod 755 ${path}\` where the packages are installed).`);
+  }
+  return path;
+}
+
+export interface RunOptions {
+  /** Written to stdin: one buffer, or chunks (raw frames) written as fast as the tool reads them. */
+  input?: Buffer | AsyncIterable<Buffer>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Most stdout kept; a tool that writes more is killed (`too_large`). Default 256 MiB. */
+  maxStdoutBytes?: number;
+}
+
+export interface RunResult {
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Runs the bundled ffmpeg (no shell: arguments are passed as they are) and answers its stdout and
+ * stderr once it exits 0. Anything else rejects with a MediaToolError holding the end of stderr; on
+ * abort or timeout the process is killed.
+ */
+export async function runFfmpeg(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const path = await ffmpegPath();
+  const quiet = ['-hide_banner', '-nostats', '-loglevel', 'error', ...(opts.input ? [] : ['-nostdin'])];
+  return new ToolRun('ffmpeg', opts).run(path, [...quiet, ...args]);
+}
+
+async function runFfprobe(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new ToolRun('ffprobe', opts).run(await ffprobePath(), ['-hide_banner', '-loglevel', 'error', ...args]);
+}
+
+const STDERR_KEPT = 16 * 1024;
+const DEFAULT_MAX_STDOUT = 256 * 1024 * 1024;
+/** Bytes queued on stdin before the producer waits for the tool to read: two raw 720p frames. */
+const STDIN_QUEUE = 6 * 1024 * 1024;
+
+/** One child process: its output collected under bounds, and stopped once, for one reason. */
+class ToolRun {
+  private readonly stdout: Buffer[] = [];
+  private stdoutBytes = 0;
+  private stderr = '';
+  private stopped: Error | undefined;
+  private child: ChildProcess | undefined;
+
+  constructor(
+    private readonly tool: Tool,
+    private readonly opts: RunOptions,
+  ) {}
+
+  run(path: string, args: string[]): Promise<RunResult> {
+    return new Promise((resolve, reject) => {
+      if (this.opts.signal?.aborted) return reject(new MediaToolError('aborted', `${this.tool} was cancelled.`));
+      const child = spawn(path, args, { stdio: [this.opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
+      this.child = child;
+      const onAbort = () => this.stop(new MediaToolError('aborted', `${this.tool} was cancelled.`, this.stderr));
+      this.opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = this.opts.timeoutMs === undefined ? undefined : setTimeout(() => this.stop(new MediaToolError('timeout', `${this.tool} did not finish within ${this.opts.timeoutMs} ms.`, this.stderr)), this.opts.timeoutMs);
+      child.stdout!.on('data', (chunk: Buffer) => this.collect(chunk));
+      child.stderr!.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_KEPT)));
+      if (this.opts.input && child.stdin) feed(child.stdin, this.opts.input, () => this.stopped !== undefined).catch((err: Error) => this.stop(err));
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        this.opts.signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      child.on('error', (err) => settle(() => reject(this.stopped ?? new MediaToolError('unavailable', `${this.tool} could not be started: ${err.message}`))));
+      child.on('close', (code, signal) => settle(() => (this.stopped || code !== 0 ? reject(this.failure(code, signal)) : resolve({ stdout: Buffer.concat(this.stdout), stderr: this.stderr }))));
+    });
+  }
+
+  private collect(chunk: Buffer): void {
+    this.stdoutBytes += chunk.length;
+    if (this.stdoutBytes > (this.opts.maxStdoutBytes ?? DEFAULT_MAX_STDOUT)) {
+      this.stop(new MediaToolError('too_large', `${this.tool} wrote more output than allowed.`, this.stderr));
+      return;
+    }
+    this.stdout.push(chunk);
+  }
+
+  private stop(reason: Error): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.child?.kill('SIGKILL');
+  }
+
+  private failure(code: number | null, signal: NodeJS.Signals | null): Error {
+    if (this.stopped) return this.stopped;
+    const said = lastLines(this.stderr);
+    return new MediaToolError('failed', `${this.tool} exited with ${code ?? signal}${said ? `: ${said}` : '.'}`, this.stderr, code);
+  }
+}
+
+/** Writes the input to stdin, waiting while the tool is behind; stops quietly once the tool is gone. */
+async function feed(stdin: Writable, input: Buffer | AsyncIterable<Buffer>, stopped: () => boolean): Promise<void> {
+  // EPIPE when the tool exits before reading everything: its exit status and stderr say why.
+  stdin.on('error', () => undefined);
+  try {
+    const chunks = Buffer.isBuffer(input) ? [input] : input;
+    for await (const chunk of chunks) {
+      if (stopped() || stdin.destroyed) break;
+      stdin.write(chunk);
+      if (stdin.writableLength > STDIN_QUEUE) await drained(stdin);
+    }
+  } finally {
+    stdin.end();
+  }
+}
+
+function drained(stream: Writable): Promise<void> {
+  if (stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
+function lastLines(stderr: string): string {
+  const lines = stderr.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.slice(-3).join(' | ').slice(-400);
+}
+
+/**
+ * Runs `work` with a fresh private directory under the OS temp dir (mode 0700, by mkdtemp), and
+ * removes it afterwards, whether `work` succeeded or not.
+ */
+export async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'persona-media-'));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface MediaStream {
+  index: number;
+  codecType: string;
+  codecName: string;
+  durationSeconds?: number;
+  width?: number;
+  height?: number;
+  /** Frames (video) or audio frames, when the container says. */
+  frameCount?: number;
+  sampleRate?: number;
+  pixelFormat?: string;
+}
+
+export interface MediaProbe {
+  formatName: string;
+  durationSeconds?: number;
+  streams: MediaStream[];
+}
+
+/** What ffprobe reads in a media file (bytes are written to a private temp file first: MP4 needs seeking). */
+export async function probeMedia(input: Buffer | string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<MediaProbe> {
+  if (Buffer.isBuffer(input)) {
+    return withTempDir(async (dir) => {
+      const path = join(dir, 'input');
+      await writeFile(path, input);
+      return probeMedia(path, opts);
+    });
+  }
+  const { stdout } = await runFfprobe(['-print_format', 'json', '-show_format', '-show_streams', '-i', input], { ...opts, maxStdoutBytes: 4 * 1024 * 1024 });
+  return parseProbe(stdout);
+}
+
+function parseProbe(stdout: Buffer): MediaProbe {
+  let raw: { format?: Record<string, unknown>; streams?: Record<string, unknown>[] };
+  try {
+    raw = JSON.parse(stdout.toString('utf8'));
+  } catch {
+    throw new MediaToolError('failed', 'ffprobe answered something that is not JSON.');
+  }
+  const num = (v: unknown): number | undefined => (typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) ? Number(v) : undefined);
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const streams = (raw.streams ?? []).map((s) => ({
+    index: Number(s.index),
+    codecType: str(s.codec_type),
+    codecName: str(s.codec_name),
+    durationSeconds: num(s.duration),
+    width: num(s.width),
+    height: num(s.height),
+    frameCount: num(s.nb_frames),
+    sampleRate: num(s.sample_rate),
+    pixelFormat: str(s.pix_fmt) || undefined,
+  }));
+  return { formatName: str(raw.format?.format_name), durationSeconds: num(raw.format?.duration), streams };
+}
