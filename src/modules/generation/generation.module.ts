@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import { ImageGeneratorSeam } from './application/image-routing.js';
-import { ImageGenerator, SpeechGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
+import { ImageGenerator, SpeechGenerator, TalkingHeadGenerator, TextGenerator, VideoGenerator } from './application/ports/index.js';
 import {
+  DidClient,
+  DidTalkingHeadGenerator,
   ElevenLabsClient,
   ElevenLabsSpeechGenerator,
   LocalImageGenerator,
   LocalSpeechGenerator,
+  LocalTalkingHeadGenerator,
   LocalTextGenerator,
   LocalVideoGenerator,
   OpenAiTextGenerator,
@@ -44,6 +47,14 @@ export function speechGeneratorFor(config: AppConfig): SpeechGenerator {
   return new ElevenLabsSpeechGenerator(client, { defaultModelId: v.defaultModelId });
 }
 
+/** TALKING_HEAD_PROVIDER: D-ID's talks API, or the bundled ffmpeg offline. */
+export function talkingHeadGeneratorFor(config: AppConfig): TalkingHeadGenerator {
+  const t = config.talkingHead;
+  if (t.provider === 'local') return new LocalTalkingHeadGenerator({ timeoutMs: t.timeoutMs });
+  const client = new DidClient({ baseUrl: t.didUrl, apiKey: t.didKey, timeoutMs: t.timeoutMs, maxDownloadBytes: config.providers.maxDownloadBytes });
+  return new DidTalkingHeadGenerator(client);
+}
+
 /**
  * The generation ports, bound by configuration: MEDIA_PROVIDER picks Replicate or the local
  * renderers for images and video, TEXT_PROVIDER an OpenAI-compatible server or templates. Images
@@ -56,7 +67,8 @@ export function speechGeneratorFor(config: AppConfig): SpeechGenerator {
     { provide: VideoGenerator, inject: [AppConfig], useFactory: videoGeneratorFor },
     { provide: TextGenerator, inject: [AppConfig], useFactory: textGeneratorFor },
     { provide: SpeechGenerator, inject: [AppConfig], useFactory: speechGeneratorFor },
+    { provide: TalkingHeadGenerator, inject: [AppConfig], useFactory: talkingHeadGeneratorFor },
   ],
-  exports: [ImageGenerator, ImageGeneratorSeam, VideoGenerator, TextGenerator, SpeechGenerator],
+  exports: [ImageGenerator, ImageGeneratorSeam, VideoGenerator, TextGenerator, SpeechGenerator, TalkingHeadGenerator],
 })
 export class GenerationModule {}

@@ -6,7 +6,6 @@ import { CurrentCaller, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
-import { SampleIntake } from '../application/sample-intake.js';
 import { SpeechService } from '../application/speech.service.js';
 import { VoiceService } from '../application/voice.service.js';
 import { MAX_SAMPLE_BYTES, MAX_SAMPLES } from '../domain/voice.js';
@@ -30,7 +29,6 @@ export class VoiceController {
   constructor(
     private readonly voices: VoiceService,
     private readonly speech: SpeechService,
-    private readonly samples: SampleIntake,
     private readonly urls: MediaUrls,
   ) {}
 
@@ -99,11 +97,10 @@ export class VoiceController {
     if (wrong) throw invalid(wrong.fieldname, 'sample file parts must be named sample or samples');
     if (parts.length > 0 && dto.sample_urls) throw invalid('sample_urls', 'send either sample files or sample_urls, not both');
     if (parts.length === 0 && !dto.sample_urls) throw invalid('sample_urls', 'sample_urls or sample file parts are required');
-    const samples = parts.length > 0 ? this.samples.fromUploads(parts) : await this.samples.fromUrls(dto.sample_urls ?? []);
     const started = await this.voices.clone(caller.workspaceId, id, {
       name: dto.name,
       description: dto.description,
-      samples,
+      source: parts.length > 0 ? { kind: 'upload', files: parts } : { kind: 'urls', urls: dto.sample_urls ?? [] },
       settings: { stability: dto.stability, similarityBoost: dto.similarity_boost, style: dto.style, useSpeakerBoost: dto.use_speaker_boost },
     });
     return { voice: toVoiceBody(started.voice), job: toJobBody(started.job) };

@@ -11,6 +11,7 @@ import { CharactersFacade } from '../../characters/index.js';
 import { SpeechGenerator, type LibraryVoice, type VoiceSample } from '../../generation/index.js';
 import { cloneRefusal, CLONE_VOICE_JOB, DEFAULT_SETTINGS, sampleKey, type CharacterVoiceSettings } from '../domain/voice.js';
 import { VoiceRepository, type StoredVoice } from '../infrastructure/voice.repository.js';
+import { SampleIntake } from './sample-intake.js';
 import { VoiceSettingsResolver } from './voice-settings.js';
 
 /** A library voice as the workspace sees it: the provider's premade voices and its own clones. */
@@ -28,10 +29,13 @@ export interface VoiceView {
   settings: CharacterVoiceSettings & { voiceId: string; modelId: string };
 }
 
+/** Where a clone's samples come from: uploaded parts, or URLs fetched now. */
+export type SampleSource = { kind: 'upload'; files: ReadonlyArray<{ buffer: Buffer; originalname?: string }> } | { kind: 'urls'; urls: readonly string[] };
+
 export interface CloneInput {
   name: string;
   description?: string;
-  samples: VoiceSample[];
+  source: SampleSource;
   settings: Partial<CharacterVoiceSettings>;
 }
 
@@ -49,6 +53,7 @@ export class VoiceService {
     private readonly billing: BillingFacade,
     private readonly jobs: Jobs,
     private readonly storage: Storage,
+    private readonly intake: SampleIntake,
     private readonly config: AppConfig,
   ) {}
 
@@ -92,8 +97,8 @@ export class VoiceService {
   }
 
   /**
-   * Accepts a clone: 404 character, 409 a clone already running, 402 credits; the samples are
-   * stored first (removed if the transaction refuses), then the charge, the job and the record
+   * Accepts a clone: 404 character, 409 a clone already running, then the samples (400 a URL we will
+   * not fetch, 413, 415), 402 credits; the samples are stored first (removed if the transaction refuses), then the charge, the job and the record
    * commit together. The clone becomes the character's voice when ready.
    */
   async clone(workspaceId: string, characterId: string, input: CloneInput): Promise<{ voice: VoiceView; job: JobRecord }> {
@@ -101,9 +106,10 @@ export class VoiceService {
     const current = await this.voices.find(this.ds.manager, workspaceId, characterId);
     const early = cloneRefusal(current?.status ?? 'none');
     if (early) throw early;
+    const samples = input.source.kind === 'upload' ? this.intake.fromUploads(input.source.files) : await this.intake.fromUrls(input.source.urls);
     const recordId = current?.id ?? newId('voice');
-    const keys = input.samples.map((s, i) => sampleKey(characterId, recordId, i, extensionOf(s)));
-    await Promise.all(input.samples.map((s, i) => this.storage.put(keys[i], s.bytes, s.contentType)));
+    const keys = samples.map((s, i) => sampleKey(characterId, recordId, i, extensionOf(s)));
+    await Promise.all(samples.map((s, i) => this.storage.put(keys[i], s.bytes, s.contentType)));
     let job: JobRecord;
     try {
       job = await inTransaction(this.ds, async (tx) => {
@@ -120,7 +126,7 @@ export class VoiceService {
           name: input.name,
           status: 'cloning',
           settings: { ...base.settings, ...definedOnly(input.settings) },
-          sampleCount: input.samples.length,
+          sampleCount: samples.length,
           sampleKeys: keys,
           error: null,
           jobId: created.id,
@@ -147,7 +153,7 @@ function blankVoice(workspaceId: string, characterId: string, id: string = newId
 }
 
 function definedOnly(changes: Partial<CharacterVoiceSettings>): Partial<CharacterVoiceSettings> {
-  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<CharacterVoiceSettings>;
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }
 
 const AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
