@@ -7,6 +7,7 @@ import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import ffprobe from '@ffprobe-installer/ffprobe';
 import sharp from 'sharp';
 import type { Test } from 'supertest';
+import { finishedJob, mediaBytes } from '../helpers/media.js';
 import { api, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 import { startFakeDid, type FakeDid } from '../fakes/did-server.js';
@@ -171,17 +172,8 @@ describe('talking heads (offline speech and renderer)', () => {
   const balance = async (user: TestUser) => (await api(server).get('/billing/credits').set(user.auth)).body.balance as number;
   const ledger = async (user: TestUser) => (await api(server).get('/billing/ledger?page_size=100').set(user.auth)).body.entries as Body[];
   const contentCount = async (user: TestUser, id: string) => (await api(server).get(`/characters/${id}`).set(user.auth)).body.character.content_count as number;
-  const mediaBytes = async (url: string) => {
-    const u = new URL(url);
-    const res = await fetch(`http://127.0.0.1:${server.port}${u.pathname}${u.search}`);
-    expect(res.status).toBe(200);
-    return Buffer.from(await res.arrayBuffer());
-  };
-  const job = (user: TestUser, id: string) =>
-    waitFor(async () => {
-      const j = (await api(server).get(`/jobs/${id}`).set(user.auth)).body.job as Body;
-      return ['completed', 'failed'].includes(j?.status) ? j : undefined;
-    }, 180_000, `job ${id}`);
+  const media = (url: string) => mediaBytes(server, url);
+  const job = (user: TestUser, id: string) => finishedJob(server, user, id, 180_000);
 
   /** The real OAuth round trip against the platform's fake: our auth URL → its consent → our callback. */
   const connect = async (p: 'tiktok' | 'youtube') => {
@@ -313,10 +305,10 @@ describe('talking heads (offline speech and renderer)', () => {
       audio_url: expect.any(String), video_url: expect.any(String), thumbnail_url: expect.any(String), duration_seconds: expect.any(Number), finished_at: expect.any(String),
     });
     expect(new URL(g.video_url as string).pathname).toMatch(/\.mp4$/);
-    expectLipSyncedMp4(await mediaBytes(g.video_url as string), g.duration_seconds as number);
-    const thumbnail = await sharp(await mediaBytes(g.thumbnail_url as string)).metadata();
+    expectLipSyncedMp4(await media(g.video_url as string), g.duration_seconds as number);
+    const thumbnail = await sharp(await media(g.thumbnail_url as string)).metadata();
     expect(['jpeg', 'png']).toContain(thumbnail.format);
-    const speech = inTempFile(await mediaBytes(g.audio_url as string), probe);
+    const speech = inTempFile(await media(g.audio_url as string), probe);
     expect(speech.map((s) => s.codec_type)).toEqual(['audio']);
 
     expect(await contentCount(owner, charId)).toBe(0);
@@ -345,7 +337,7 @@ describe('talking heads (offline speech and renderer)', () => {
     expect(item.media).toEqual([expect.objectContaining({ kind: 'video', url: expect.any(String), thumbnail_url: expect.any(String) })]);
     expect(new URL(item.media[0].url as string).pathname).toMatch(/\.mp4$/);
     expect(Math.abs(item.media[0].duration_seconds - g.duration_seconds)).toBeLessThan(0.05);
-    const mp4 = await mediaBytes(item.media[0].url as string);
+    const mp4 = await media(item.media[0].url as string);
     expectLipSyncedMp4(mp4, g.duration_seconds as number);
     expect((await ledger(owner)).filter((e) => e.ref_id === id)).toEqual([expect.objectContaining({ amount: -credits, reason: 'talking_head_full' })]);
     expect(await balance(owner)).toBe(before - credits);

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import ffprobe from '@ffprobe-installer/ffprobe';
 import sharp from 'sharp';
+import { finishedJob, mediaBytes, probeStreams, toneWav } from '../helpers/media.js';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
-import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
+import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 import { startFakeDid, type FakeDid } from '../fakes/did-server.js';
 import { fakeSpeech, startFakeElevenLabs, type FakeElevenLabs } from '../fakes/elevenlabs-server.js';
 
@@ -23,39 +19,6 @@ function remoteEnv(el: FakeElevenLabs, did: FakeDid): Record<string, string> {
     VOICE_PROVIDER: 'elevenlabs', ELEVENLABS_API_URL: el.url, ELEVENLABS_API_KEY: el.apiKey,
     TALKING_HEAD_PROVIDER: 'd-id', DID_API_URL: did.url, DID_API_KEY: did.apiKey,
   };
-}
-
-/** A mono 16-bit WAV of a tone at `hz`, so each sample is different bytes. */
-function toneWav(hz: number, seconds: number, rate = 16000): Buffer {
-  const data = Buffer.alloc(Math.round(seconds * rate) * 2);
-  for (let i = 0; i < data.length / 2; i++) data.writeInt16LE(Math.round(12000 * Math.sin((2 * Math.PI * hz * i) / rate)), i * 2);
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(rate, 24);
-  head.writeUInt32LE(rate * 2, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
-}
-
-/** Streams of a file as the bundled ffprobe reads them. */
-function probe(bytes: Buffer): Array<{ codec_type: string; codec_name: string; duration: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'voice-remote-e2e-'));
-  try {
-    const file = join(dir, 'clip');
-    writeFileSync(file, bytes);
-    const out = execFileSync(ffprobe.path, ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,duration', '-of', 'json', file]);
-    return JSON.parse(out.toString()).streams;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** How long the fake speaks `text` (15 characters a second, at least 0.3 s). */
@@ -81,17 +44,8 @@ describe('voice and talking heads (ElevenLabs and D-ID fakes)', () => {
   };
   const balance = async (user: TestUser) => (await api(server).get('/billing/credits').set(user.auth)).body.balance as number;
   const ledger = async (user: TestUser) => (await api(server).get('/billing/ledger?page_size=100').set(user.auth)).body.entries as Body[];
-  const fetchMedia = async (url: string) => {
-    const u = new URL(url);
-    const res = await fetch(`http://127.0.0.1:${server.port}${u.pathname}${u.search}`);
-    expect(res.status).toBe(200);
-    return Buffer.from(await res.arrayBuffer());
-  };
-  const job = (user: TestUser, id: string) =>
-    waitFor(async () => {
-      const j = (await api(server).get(`/jobs/${id}`).set(user.auth)).body.job as Body;
-      return ['completed', 'failed'].includes(j?.status) ? j : undefined;
-    }, 60_000, `job ${id}`);
+  const fetchMedia = (url: string) => mediaBytes(server, url);
+  const job = (user: TestUser, id: string) => finishedJob(server, user, id);
   const cloneUpload = (user: TestUser, id: string, files: Buffer[], name: string) => {
     const req = api(server).post(`/characters/${id}/voice-clone`).set(user.auth).field('name', name);
     files.forEach((f, i) => void req.attach('samples', f, { filename: `s${i}.wav`, contentType: 'audio/wav' }));
@@ -159,7 +113,7 @@ describe('voice and talking heads (ElevenLabs and D-ID fakes)', () => {
     expect(sent[0]).toMatchObject({ path: `/v1/text-to-speech/${RACHEL}/with-timestamps`, query: { output_format: 'mp3_44100_128' }, apiKey: el.apiKey, status: 200 });
     expect(sent[0].body).toEqual(expectedBody(text));
     const mp3 = await fetchMedia(preview.body.audio.url as string);
-    const streams = probe(mp3);
+    const streams = probeStreams(mp3);
     expect(streams).toEqual([expect.objectContaining({ codec_type: 'audio', codec_name: 'mp3' })]);
     expect(Math.abs(Number(streams[0].duration) - fakeSeconds(text))).toBeLessThan(0.15);
     expect(Math.abs(preview.body.audio.duration_seconds - fakeSeconds(text))).toBeLessThan(0.15);
@@ -271,7 +225,7 @@ describe('voice and talking heads (ElevenLabs and D-ID fakes)', () => {
       expect((await fetchMedia(g.audio_url as string)).equals(audio.bytes)).toBe(true);
       const mp4 = await fetchMedia(g.video_url as string);
       expect(mp4.equals(did.resultVideo)).toBe(true);
-      expect(probe(mp4).map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
+      expect(probeStreams(mp4).map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
       const item = (await api(server).get(`/content/${g.content_id}`).set(owner.auth)).body.item as Body;
       expect(item).toMatchObject({ content_type: 'video', status: 'ready', media: [expect.objectContaining({ kind: 'video' })] });
       expect((await fetchMedia(item.media[0].url as string)).equals(did.resultVideo)).toBe(true);

@@ -1,53 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import ffprobe from '@ffprobe-installer/ffprobe';
 import type { Test } from 'supertest';
+import { finishedJob, mediaBytes, probeStreams, toneWav } from '../helpers/media.js';
 import { api, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
-import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
+import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 
 type Body = Record<string, any>;
 const ENV = { RUN_JOBS_IN_API: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50', VOICE_PROVIDER: 'local' };
-
-/** A mono 16-bit WAV of a tone at `hz` whose loudness pulses like syllables. */
-function toneWav(hz: number, seconds: number, rate = 16000): Buffer {
-  const samples = Math.round(seconds * rate);
-  const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) {
-    const t = i / rate;
-    const envelope = 0.5 + 0.5 * Math.sin(2 * Math.PI * 4 * t);
-    data.writeInt16LE(Math.round(12000 * envelope * Math.sin(2 * Math.PI * hz * t)), i * 2);
-  }
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(rate, 24);
-  head.writeUInt32LE(rate * 2, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
-}
-
-/** Audio streams of a file as the bundled ffprobe reads them. */
-function probe(bytes: Buffer): Array<{ codec_type: string; codec_name: string; duration: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'voice-e2e-'));
-  try {
-    const file = join(dir, 'clip');
-    writeFileSync(file, bytes);
-    const out = execFileSync(ffprobe.path, ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,duration', '-of', 'json', file]);
-    return JSON.parse(out.toString()).streams;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** Voices through HTTP on the offline synthesiser (contract §11). */
 describe('voice (offline synthesiser)', () => {
@@ -61,17 +19,8 @@ describe('voice (offline synthesiser)', () => {
   const createCharacter = async (user: TestUser, name = 'Vera') => (await api(server).post('/characters').set(user.auth).send({ name, niche: 'travel' })).body.character.id as string;
   const balance = async (user: TestUser) => (await api(server).get('/billing/credits').set(user.auth)).body.balance as number;
   const ledger = async (user: TestUser) => (await api(server).get('/billing/ledger?page_size=100').set(user.auth)).body.entries as Body[];
-  const fetchMedia = async (url: string) => {
-    const u = new URL(url);
-    const res = await fetch(`http://127.0.0.1:${server.port}${u.pathname}${u.search}`);
-    expect(res.status).toBe(200);
-    return Buffer.from(await res.arrayBuffer());
-  };
-  const job = (user: TestUser, id: string) =>
-    waitFor(async () => {
-      const j = (await api(server).get(`/jobs/${id}`).set(user.auth)).body.job as Body;
-      return ['completed', 'failed'].includes(j?.status) ? j : undefined;
-    }, 60_000, `job ${id}`);
+  const fetchMedia = (url: string) => mediaBytes(server, url);
+  const job = (user: TestUser, id: string) => finishedJob(server, user, id);
   const cloneUpload = (user: TestUser, id: string, files: Buffer[], fields: Record<string, string> = { name: 'Vera warm' }) => {
     const req = api(server).post(`/characters/${id}/voice-clone`).set(user.auth);
     for (const [k, v] of Object.entries(fields)) void req.field(k, v);
@@ -125,7 +74,7 @@ describe('voice (offline synthesiser)', () => {
       expect(res.status).toBe(201);
       const audio = res.body.audio as Body;
       expect(audio).toMatchObject({ id: expect.stringMatching(/^aud_[0-9A-Z]{26}$/), status: 'completed', characters: text.length, credits_charged: 1 });
-      const streams = probe(await fetchMedia(audio.url as string));
+      const streams = probeStreams(await fetchMedia(audio.url as string));
       expect(streams).toHaveLength(1);
       expect(streams[0].codec_type).toBe('audio');
       const expected = text.length / 15;
@@ -149,13 +98,13 @@ describe('voice (offline synthesiser)', () => {
     expect((await job(owner, res.body.job.id)).status).toBe('completed');
     const clip = await api(server).get(`/characters/${charId}/voice/audio/${res.body.audio.id}`).set(owner.auth);
     expect(clip.body.audio).toMatchObject({ status: 'completed', format: 'wav' });
-    expect(probe(await fetchMedia(clip.body.audio.url as string))[0].codec_name).toBe('pcm_s16le');
+    expect(probeStreams(await fetchMedia(clip.body.audio.url as string))[0].codec_name).toBe('pcm_s16le');
     expect((await api(server).get(`/characters/${charId}/voice/audio/${res.body.audio.id}`).set(intruder.auth)).status).toBe(404);
   });
 
   it('clones a voice from uploaded samples: charged 50, ready as the character’s voice, listed for this workspace only', async () => {
     const before = await balance(owner);
-    const res = await cloneUpload(owner, charId, [toneWav(140, 2), toneWav(150, 2)]);
+    const res = await cloneUpload(owner, charId, [toneWav(140, 2, { pulseHz: 4 }), toneWav(150, 2, { pulseHz: 4 })]);
     expect(res.status).toBe(202);
     expect(res.body.voice).toMatchObject({ status: 'cloning', sample_count: 2, name: null });
     expect(res.body.job).toMatchObject({ job_type: 'clone_voice' });
@@ -187,7 +136,7 @@ describe('voice (offline synthesiser)', () => {
     }
     const none = await api(server).post(`/characters/${id}/voice-clone`).set(owner.auth).send({ name: 'X' });
     expect([none.status, none.body.code]).toEqual([400, 'validation_failed']);
-    const wrongPart = await api(server).post(`/characters/${id}/voice-clone`).set(owner.auth).field('name', 'X').attach('audio', toneWav(120, 1), 'a.wav');
+    const wrongPart = await api(server).post(`/characters/${id}/voice-clone`).set(owner.auth).field('name', 'X').attach('audio', toneWav(120, 1, { pulseHz: 4 }), 'a.wav');
     expect([wrongPart.status, wrongPart.body.code]).toEqual([400, 'validation_failed']);
     expect(await balance(owner)).toBe(before);
     expect((await api(server).get(`/characters/${id}/voice`).set(owner.auth)).body.voice).toMatchObject({ status: 'none', sample_count: 0 });
@@ -199,7 +148,7 @@ describe('voice (offline synthesiser)', () => {
     const spend = await api(server).post(`/characters/${id}/voice/generate`).set(poor.auth).send({ text: 'Hello there. '.repeat(400).slice(0, 5000) });
     expect(spend.status).toBe(202);
     expect(await balance(poor)).toBe(0);
-    const res = await cloneUpload(poor, id, [toneWav(130, 1)]);
+    const res = await cloneUpload(poor, id, [toneWav(130, 1, { pulseHz: 4 })]);
     expect([res.status, res.body.code]).toEqual([402, 'insufficient_credits']);
     expect((await api(server).get(`/characters/${id}/voice`).set(poor.auth)).body.voice).toMatchObject({ status: 'none', sample_count: 0 });
     const preview = await api(server).post(`/characters/${id}/voice/preview`).set(poor.auth).send({ text: 'Hi' });
