@@ -402,7 +402,6 @@ describe('talking heads whose renderer fails (D-ID fake)', () => {
     const res = await api(server).post(`/characters/${char}/talking-head/generate`).set(user.auth).send({ script: 'Short and sweet.' });
     expect(res.status).toBe(202);
     expect(res.body.pricing).toEqual({ estimated_seconds: 2, credits: 5 });
-    expect(await balance()).toBe(before - 5);
     const id = res.body.generation.id as string;
     const job = await waitFor(async () => {
       const j = (await api(server).get(`/jobs/${res.body.job.id}`).set(user.auth)).body.job as Body;
