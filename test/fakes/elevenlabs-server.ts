@@ -1,4 +1,5 @@
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
+import { pcm16Wav } from '../../src/platform/media/audio-type.js';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -128,20 +129,7 @@ export function fakeSpeech(text: string, rate: number, pitchHz: number): { pcm: 
 }
 
 function wav(pcm: Buffer, rate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  return pcm16Wav(pcm, rate);
 }
 
 function encodeMp3(pcm: Buffer, rate: number, kbps: number): Promise<Buffer> {

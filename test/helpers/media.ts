@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ffprobe from '@ffprobe-installer/ffprobe';
+import { pcm16Wav } from '../../src/platform/media/audio-type.js';
 import type { TestUser } from './api.js';
 import { api } from './api.js';
 import { waitFor, type TestServer } from './server.js';
@@ -18,20 +19,7 @@ export function toneWav(hz: number, seconds: number, opts: { rate?: number; puls
     const envelope = opts.pulseHz === undefined ? 1 : 0.5 + 0.5 * Math.sin(2 * Math.PI * opts.pulseHz * t);
     data.writeInt16LE(Math.round(12000 * envelope * Math.sin(2 * Math.PI * hz * t)), i * 2);
   }
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(rate, 24);
-  head.writeUInt32LE(rate * 2, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
+  return pcm16Wav(data, rate);
 }
 
 export interface ProbedStream {

@@ -1,5 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import sharp from 'sharp';
+import { pcm16Wav } from '../../../../../platform/media/audio-type.js';
 import { probeMedia, runFfmpeg } from '../../../../../platform/media/ffmpeg.js';
 import type { TalkingHeadRequest } from '../../../application/ports/index.js';
 import { rejection } from '../spec-fixtures.js';
@@ -15,22 +16,9 @@ const RATE = 22_050;
 /** A mono 16-bit WAV of `parts`: seconds of silence (amplitude 0) or of a 220 Hz tone at that amplitude. */
 function wav(parts: Array<{ seconds: number; amplitude: number }>): Buffer {
   const samples = parts.flatMap(({ seconds, amplitude }) => Array.from({ length: Math.round(seconds * RATE) }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 220 * i) / RATE))));
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + samples.length * 2, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(RATE, 24);
-  header.writeUInt32LE(RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(samples.length * 2, 40);
   const data = Buffer.alloc(samples.length * 2);
   samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
-  return Buffer.concat([header, data]);
+  return pcm16Wav(data, RATE);
 }
 
 /** Speech-like enough for the renderer: 1 s silence, 1 s loud, 1 s silence. */
