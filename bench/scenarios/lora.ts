@@ -32,7 +32,7 @@ const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: 
 const TRAINING_IMAGES = 10;
 const LOG_BYTES = 8 * 1024;
 const DRAIN_BATCH = 40;
-const DRAIN_ROUNDS = 3;
+const DRAIN_ROUNDS = 4;
 
 interface Setup {
   owner: Account;
@@ -171,9 +171,10 @@ export const lora: Scenario = {
       await drain(api, setup.owner, setup.withLora, DRAIN_BATCH / 4);
       await drain(api, setup.owner, setup.withoutLora, DRAIN_BATCH / 4);
       const drains: Record<'with' | 'without', number[]> = { with: [], without: [] };
+      // Each round starts with the other batch, so neither always meets the worker just after a pause.
       for (let round = 0; round < DRAIN_ROUNDS; round++) {
-        drains.with.push(await drain(api, setup.owner, setup.withLora, DRAIN_BATCH));
-        drains.without.push(await drain(api, setup.owner, setup.withoutLora, DRAIN_BATCH));
+        const order = round % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const);
+        for (const which of order) drains[which].push(await drain(api, setup.owner, which === 'with' ? setup.withLora : setup.withoutLora, DRAIN_BATCH));
       }
       await worker.stop();
       worker = undefined;
