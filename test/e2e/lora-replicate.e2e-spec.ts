@@ -523,7 +523,9 @@ describe('LoRA training on Replicate: two workers and a webhook racing on the en
       expect(await d.character(charId)).toMatchObject({ lora_training_status: 'failed' });
       expect(await attempts(jobId)).toBe(2);
       const deliveries = await db.query('SELECT id FROM lora_webhook_deliveries WHERE provider_training_id = $1', [t.id]);
-      expect(deliveries.rows.map((r) => r.id)).toEqual([webhookId]);
+      // The raced delivery is recorded (once: its id is the key). The training's own 'start' event may be
+      // recorded too, when it arrived after the job had written the provider's id.
+      expect(deliveries.rows.map((r) => r.id)).toContain(webhookId);
       await waitFor(async () => logCount([server, ...workers], 'lora training failed', `"job_id":"${jobId}"`) >= 1, 10_000, 'the failure logged');
       expect(logCount([server, ...workers], 'lora training failed', `"job_id":"${jobId}"`)).toBe(1);
     }
