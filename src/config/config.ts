@@ -152,6 +152,28 @@ export interface ProviderSettings {
 export const LORA_BASE_MODELS = ['flux-dev', 'sdxl'] as const;
 export type LoraBaseModel = (typeof LORA_BASE_MODELS)[number];
 
+/** Self-hosted GPU routing (contract §13); the windows are settings so tests can run them in seconds. */
+export interface SelfHostedSettings {
+  /** The whole self-hosted attempt of one job, its retries included; past it the job goes to the cloud. */
+  budgetMs: number;
+  /** Further attempts after the first, on another eligible endpoint when there is one. */
+  retries: number;
+  /** How long a health probe's answer counts. */
+  healthTtlMs: number;
+  /** Consecutive counted failures (timeouts, 5xx, refused or reset connections) that open a circuit. */
+  circuitThreshold: number;
+  /** How long an open circuit stays open before one trial request is let through. */
+  circuitResetMs: number;
+  /** A held concurrency slot lives this long unless its process renews it; a process that died frees it so. */
+  leaseMs: number;
+  /** How long a process reuses the routing settings and endpoint list it read from the database. */
+  settingsCacheMs: number;
+  /** How often a job-consuming process probes every active endpoint (0: only on refresh and when stale). */
+  healthIntervalMs: number;
+  /** How long one health probe may take. */
+  probeTimeoutMs: number;
+}
+
 export interface LoraSettings {
   /** `local` trains a style vector offline; `replicate` trains on Replicate's trainings API. Defaults to MEDIA_PROVIDER. */
   provider: 'local' | 'replicate';
@@ -336,6 +358,7 @@ const SECRET_VARIABLES = [
   'EMBEDDING_API_KEY',
   'REPLICATE_API_TOKEN',
   'OPENAI_API_KEY',
+  'METRICS_TOKEN',
   ...PUBLISH_PLATFORMS.map((p) => `${p.toUpperCase()}_CLIENT_SECRET`),
 ];
 
@@ -409,6 +432,9 @@ export class AppConfig {
   readonly lora: LoraSettings;
   readonly voice: VoiceProviderSettings;
   readonly talkingHead: TalkingHeadSettings;
+  readonly selfHosted: SelfHostedSettings;
+  /** `METRICS_TOKEN`: the bearer a Prometheus scraper sends to `/api/v1/metrics`; unset, the route answers 404. */
+  readonly metricsToken?: string;
   /**
    * Hosts that user-supplied URLs may reach although they resolve to private or loopback
    * addresses. Empty in production; tests list their loopback fakes here.
@@ -553,6 +579,19 @@ export class AppConfig {
       timeoutMs: int(env, 'TALKING_HEAD_TIMEOUT_MS', 600_000, 100, 3_600_000),
     };
     if (this.talkingHead.provider === 'd-id' && !this.talkingHead.didKey) throw new ConfigError('DID_API_KEY is required when TALKING_HEAD_PROVIDER=d-id');
+    this.selfHosted = {
+      budgetMs: int(env, 'SELFHOSTED_BUDGET_MS', 90_000, 100, 600_000),
+      retries: int(env, 'SELFHOSTED_RETRIES', 2, 0, 10),
+      healthTtlMs: int(env, 'SELFHOSTED_HEALTH_TTL_MS', 30_000, 100, 3_600_000),
+      circuitThreshold: int(env, 'SELFHOSTED_CIRCUIT_THRESHOLD', 3, 1, 100),
+      circuitResetMs: int(env, 'SELFHOSTED_CIRCUIT_RESET_MS', 300_000, 100, 86_400_000),
+      leaseMs: int(env, 'SELFHOSTED_LEASE_MS', 30_000, 500, 600_000),
+      settingsCacheMs: int(env, 'SELFHOSTED_SETTINGS_CACHE_MS', 2_000, 0, 60_000),
+      healthIntervalMs: int(env, 'SELFHOSTED_HEALTH_INTERVAL_MS', 30_000, 0, 3_600_000),
+      probeTimeoutMs: int(env, 'SELFHOSTED_PROBE_TIMEOUT_MS', 5_000, 100, 60_000),
+    };
+    this.metricsToken = optional(env, 'METRICS_TOKEN');
+    if (this.metricsToken !== undefined && this.metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
     this.publishing = {
       platforms: Object.fromEntries(PUBLISH_PLATFORMS.map((p) => [p, platformCredentials(env, p)])) as Record<PublishPlatform, PlatformCredentials | undefined>,
       timeoutMs: int(env, 'PUBLISH_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -1,0 +1,47 @@
+import type { GeneratedMedia } from '../../../generation/index.js';
+
+export const ENDPOINT_KINDS = ['a1111', 'comfyui'] as const;
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
+
+/** One self-hosted endpoint as a backend sees it: where it is and how to authenticate. */
+export interface GpuTarget {
+  id: string;
+  kind: EndpointKind;
+  /** Base URL, no trailing slash (`http://gpu-1:7860`). */
+  url: string;
+  /**
+   * The endpoint's secret, decrypted. A1111/Forge: `user:password` for HTTP Basic auth (`--api-auth`);
+   * ComfyUI: a bearer token for the proxy in front of it. Null: no auth.
+   */
+  apiKey: string | null;
+  /** ComfyUI only: the admin's API-format workflow overriding the built-in one; null for the default. */
+  workflow: Record<string, unknown> | null;
+}
+
+/** What a self-hosted backend draws: the cloud request without the parts only the cloud understands. */
+export interface GpuImageRequest {
+  prompt: string;
+  negativePrompt?: string;
+  width: number;
+  height: number;
+  count: number;
+  seed?: number;
+  /** Image-to-image from these bytes, else text-to-image. */
+  initImage?: { bytes: Buffer; contentType: string };
+  /** Denoising strength of image-to-image, 0-1. */
+  strength?: number;
+}
+
+/**
+ * A self-hosted image server's protocol (AUTOMATIC1111/Forge, ComfyUI). Failures are
+ * `OutboundError`s from the outbound layer (timeout, network, http with its status, bad_response),
+ * so the router can tell an endpoint's fault (counted against its circuit) from a bad request.
+ * Neither method retries: the router owns retries, budget and fallback.
+ */
+export abstract class GpuBackend {
+  abstract readonly kind: EndpointKind;
+  /** Draws `count` images; `signal` aborts the request in flight (the router's budget). */
+  abstract generate(target: GpuTarget, req: GpuImageRequest, signal: AbortSignal): Promise<GeneratedMedia[]>;
+  /** Resolves when the server answers its health route; throws an `OutboundError` when it does not. */
+  abstract probe(target: GpuTarget, signal: AbortSignal): Promise<void>;
+}
