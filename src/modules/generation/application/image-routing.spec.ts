@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ImageGeneratorSeam, ImageRouter } from './image-routing.js';
+import { CLOUD_ROUTE, ImageGeneratorSeam, ImageRouter, type RoutedImages } from './image-routing.js';
 import { ImageGenerator, type GeneratedMedia, type ImageRequest } from './ports/index.js';
 
 const png = (tag: string): GeneratedMedia => ({ bytes: Buffer.from(tag), contentType: 'image/png' });
@@ -18,19 +18,23 @@ describe('ImageGeneratorSeam', () => {
   it('draws with the configured provider while no router is installed', async () => {
     const seam = new ImageGeneratorSeam(new Named('cloud'));
     expect((await seam.generate(request))[0].bytes.toString()).toBe('cloud');
+    expect((await seam.draw(request)).route).toEqual(CLOUD_ROUTE);
   });
 
   it('lets an installed router choose per job, with the configured provider as its fallback', async () => {
     const seam = new ImageGeneratorSeam(new Named('cloud'));
     const seen: string[] = [];
     class EvenJobsElsewhere extends ImageRouter {
-      generate(req: ImageRequest, fallback: ImageGenerator): Promise<GeneratedMedia[]> {
+      async generate(req: ImageRequest, fallback: ImageGenerator): Promise<RoutedImages> {
         seen.push(req.jobId);
-        return req.jobId.endsWith('2') ? Promise.resolve([png('gpu')]) : fallback.generate(req);
+        if (req.jobId.endsWith('2')) return { media: [png('gpu')], route: { route: 'selfhosted', endpointId: 'ep_1', fallbackReason: null } };
+        return { media: await fallback.generate(req), route: CLOUD_ROUTE };
       }
     }
     seam.routeThrough(new EvenJobsElsewhere());
-    expect((await seam.generate({ ...request, jobId: 'job_2' }))[0].bytes.toString()).toBe('gpu');
+    const gpu = await seam.draw({ ...request, jobId: 'job_2' });
+    expect(gpu.media[0].bytes.toString()).toBe('gpu');
+    expect(gpu.route).toEqual({ route: 'selfhosted', endpointId: 'ep_1', fallbackReason: null });
     expect((await seam.generate({ ...request, jobId: 'job_3' }))[0].bytes.toString()).toBe('cloud');
     expect(seen).toEqual(['job_2', 'job_3']);
   });
@@ -38,8 +42,8 @@ describe('ImageGeneratorSeam', () => {
   it('refuses a second router', () => {
     const seam = new ImageGeneratorSeam(new Named('cloud'));
     class Passthrough extends ImageRouter {
-      generate(req: ImageRequest, fallback: ImageGenerator): Promise<GeneratedMedia[]> {
-        return fallback.generate(req);
+      async generate(req: ImageRequest, fallback: ImageGenerator): Promise<RoutedImages> {
+        return { media: await fallback.generate(req), route: CLOUD_ROUTE };
       }
     }
     seam.routeThrough(new Passthrough());

@@ -1,9 +1,25 @@
 import type { GeneratedMedia, ImageRequest } from './ports/index.js';
 import { ImageGenerator } from './ports/index.js';
 
+/** Which path drew a job's images (contract §13: the job's result names it). */
+export interface ImageRoute {
+  route: 'selfhosted' | 'cloud';
+  /** The self-hosted endpoint that drew them; null on the cloud path. */
+  endpointId: string | null;
+  /** Why a job chosen for self-hosted ended on the cloud path; null otherwise. */
+  fallbackReason: string | null;
+}
+
+export interface RoutedImages {
+  media: GeneratedMedia[];
+  route: ImageRoute;
+}
+
+export const CLOUD_ROUTE: ImageRoute = { route: 'cloud', endpointId: null, fallbackReason: null };
+
 /** Decides, for one job, who draws its images; `fallback` is the configured provider (the cloud path). */
 export abstract class ImageRouter {
-  abstract generate(req: ImageRequest, fallback: ImageGenerator, signal?: AbortSignal): Promise<GeneratedMedia[]>;
+  abstract generate(req: ImageRequest, fallback: ImageGenerator, signal?: AbortSignal): Promise<RoutedImages>;
 }
 
 /**
@@ -24,7 +40,13 @@ export class ImageGeneratorSeam extends ImageGenerator {
     this.router = router;
   }
 
-  generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
-    return this.router ? this.router.generate(req, this.configured, signal) : this.configured.generate(req, signal);
+  /** The images and the path that drew them. */
+  async draw(req: ImageRequest, signal?: AbortSignal): Promise<RoutedImages> {
+    if (this.router) return this.router.generate(req, this.configured, signal);
+    return { media: await this.configured.generate(req, signal), route: CLOUD_ROUTE };
+  }
+
+  async generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
+    return (await this.draw(req, signal)).media;
   }
 }

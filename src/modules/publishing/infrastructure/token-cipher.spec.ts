@@ -58,9 +58,9 @@ describe('TokenCipher encrypt/decrypt', () => {
   it('throws when any part is tampered with', () => {
     const sealed = cipher.encrypt(TOKEN, ROW);
     for (const index of [1, 2, 3]) expect(() => cipher.decrypt(tamper(sealed, index), ROW)).toThrow();
-    expect(() => cipher.decrypt(sealed.replace(/^v1\./, 'v2.'), ROW)).toThrow('Unreadable sealed token.');
-    expect(() => cipher.decrypt(sealed.split('.').slice(0, 3).join('.'), ROW)).toThrow('Unreadable sealed token.');
-    expect(() => cipher.decrypt('', ROW)).toThrow('Unreadable sealed token.');
+    expect(() => cipher.decrypt(sealed.replace(/^v1\./, 'v2.'), ROW)).toThrow('Unreadable sealed value.');
+    expect(() => cipher.decrypt(sealed.split('.').slice(0, 3).join('.'), ROW)).toThrow('Unreadable sealed value.');
+    expect(() => cipher.decrypt('', ROW)).toThrow('Unreadable sealed value.');
     expect(() => cipher.decrypt(TOKEN, ROW)).toThrow();
   });
 

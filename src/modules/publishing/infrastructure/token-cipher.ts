@@ -1,8 +1,7 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/index.js';
-
-const VERSION = 'v1';
+import { SealedBox } from '../../../platform/crypto/index.js';
 
 /**
  * Platform tokens at rest: AES-256-GCM with a key derived from TOKEN_ENCRYPTION_KEY, a fresh IV
@@ -11,31 +10,22 @@ const VERSION = 'v1';
  */
 @Injectable()
 export class TokenCipher {
-  private readonly encryptionKey: Buffer;
+  private readonly box: SealedBox;
   private readonly signingKey: Buffer;
 
   constructor(config: AppConfig) {
     const master = Buffer.from(config.tokenEncryptionKey, 'utf8');
-    this.encryptionKey = Buffer.from(hkdfSync('sha256', master, 'persona-studio', 'platform-tokens', 32));
+    this.box = new SealedBox(config.tokenEncryptionKey, 'platform-tokens');
     this.signingKey = Buffer.from(hkdfSync('sha256', master, 'persona-studio', 'oauth-state', 32));
   }
 
   encrypt(plain: string, boundTo: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.encryptionKey, iv);
-    cipher.setAAD(Buffer.from(boundTo));
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return this.box.seal(plain, boundTo);
   }
 
   /** Throws when the value was tampered with, bound to another row, or made with another key. */
   decrypt(sealed: string, boundTo: string): string {
-    const [version, iv, tag, body] = sealed.split('.');
-    if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('Unreadable sealed token.');
-    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
-    decipher.setAAD(Buffer.from(boundTo));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    return this.box.open(sealed, boundTo);
   }
 
   sign(value: string): string {

@@ -6,11 +6,17 @@ import type { StoredMedia } from '../../domain/content-item.js';
 import { imageSize } from '../../domain/media-size.js';
 import { imageCount } from '../../domain/pricing.js';
 import { MediaStore } from '../media-store.js';
-import { ImageGenerator, callProvider, type ImageLora } from '../../../generation/index.js';
+import { ImageGeneratorSeam, callProvider, type ImageLora, type ImageRoute } from '../../../generation/index.js';
 import { LoraFacade } from '../../../lora/index.js';
 import { GenerationSteps } from './generation-steps.js';
 import { ItemGeneration, type GenerationInput } from './item-generation.js';
 import { CONTENT_JOBS, payloadCount } from './job-types.js';
+
+/** What this run drew with: set only when it drew (a re-delivered, finished job draws nothing). */
+interface Drawn {
+  lora: ImageLora | null;
+  route: ImageRoute | null;
+}
 
 /**
  * generate_image: the item's images (image-to-image from the character's primary reference when
@@ -21,20 +27,21 @@ export class ImageGenerationJob {
   constructor(
     private readonly steps: GenerationSteps,
     private readonly generation: ItemGeneration,
-    private readonly images: ImageGenerator,
+    private readonly images: ImageGeneratorSeam,
     private readonly media: MediaStore,
     private readonly loras: LoraFacade,
   ) {}
 
   @JobHandler(CONTENT_JOBS.image)
   async run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
-    const drawn: { lora: ImageLora | null } = { lora: null };
+    const drawn: Drawn = { lora: null, route: null };
     const result = await this.generation.run(ctx, async (input) => {
       drawn.lora = await this.loras.readyFor(ctx.job.workspaceId, input.item.characterId);
-      return this.makeImages(ctx, input, drawn.lora);
+      return this.makeImages(ctx, input, drawn);
     });
-    // The result names the LoRA the images were drawn with (contract §10).
-    return drawn.lora ? { ...result, lora_id: drawn.lora.id } : result;
+    // The result names the path that drew the images (contract §13) and the LoRA they were drawn with (§10).
+    const route = drawn.route ? { route: drawn.route.route, endpoint_id: drawn.route.endpointId, fallback_reason: drawn.route.fallbackReason } : {};
+    return { ...result, ...route, ...(drawn.lora ? { lora_id: drawn.lora.id } : {}) };
   }
 
   @OnJobFailed(CONTENT_JOBS.image)
@@ -42,17 +49,19 @@ export class ImageGenerationJob {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput, lora: ImageLora | null): Promise<StoredMedia[]> {
+  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput, drawn: Drawn): Promise<StoredMedia[]> {
+    const { lora } = drawn;
     const { job } = ctx;
     const count = payloadCount(job.payload.images) || imageCount(item.contentType);
     const size = imageSize(item.contentType);
-    const generated = await callProvider('image', () =>
-      this.images.generate({
+    const { media: generated, route } = await callProvider('image', () =>
+      this.images.draw({
         jobId: job.id, workspaceId: job.workspaceId, character: brief, prompt: item.imagePrompt, width: size.width, height: size.height, count,
         ...(reference ? { initImage: { bytes: reference.bytes, contentType: reference.contentType } } : {}),
         ...(lora ? { lora } : {}),
       }),
     );
+    drawn.route = route;
     if (generated.length < count) throw new AppError('upstream_failed', `The image provider returned ${generated.length} of ${count} images.`);
     await ctx.progress(70);
     return this.media.saveImages(item.id, job.id, generated.slice(0, count), size);

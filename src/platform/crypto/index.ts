@@ -1,0 +1,1 @@
+export { SealedBox } from './sealed-box.js';
