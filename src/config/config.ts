@@ -166,8 +166,6 @@ export interface SelfHostedSettings {
   circuitResetMs: number;
   /** A held concurrency slot lives this long unless its process renews it; a process that died frees it so. */
   leaseMs: number;
-  /** How long a process reuses the routing settings and endpoint list it read from the database. */
-  settingsCacheMs: number;
   /** How often a job-consuming process probes every active endpoint (0: only on refresh and when stale). */
   healthIntervalMs: number;
   /** How long one health probe may take. */
@@ -586,7 +584,6 @@ export class AppConfig {
       circuitThreshold: int(env, 'SELFHOSTED_CIRCUIT_THRESHOLD', 3, 1, 100),
       circuitResetMs: int(env, 'SELFHOSTED_CIRCUIT_RESET_MS', 300_000, 100, 86_400_000),
       leaseMs: int(env, 'SELFHOSTED_LEASE_MS', 30_000, 500, 600_000),
-      settingsCacheMs: int(env, 'SELFHOSTED_SETTINGS_CACHE_MS', 2_000, 0, 60_000),
       healthIntervalMs: int(env, 'SELFHOSTED_HEALTH_INTERVAL_MS', 30_000, 0, 3_600_000),
       probeTimeoutMs: int(env, 'SELFHOSTED_PROBE_TIMEOUT_MS', 5_000, 100, 60_000),
     };

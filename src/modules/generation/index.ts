@@ -31,4 +31,4 @@ export type {
 export { CLOUD_ROUTE, ImageGeneratorSeam, ImageRouter, type ImageRoute, type RoutedImages } from './application/image-routing.js';
 export { callProvider } from './application/provider-call.js';
 export { fromOutbound, upstreamFailed } from './infrastructure/providers/shared/provider-failure.js';
-export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis } from './infrastructure/providers/index.js';
+export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis, promptWithLook, fitImage } from './infrastructure/providers/index.js';

@@ -52,6 +52,9 @@ export abstract class RouterState {
   abstract claimProbe(endpointId: string, windowMs: number): Promise<boolean>;
   abstract count(outcome: RoutedOutcome, now: number): Promise<void>;
   abstract stats(now: number): Promise<RoutingStats>;
+  /** A value that changes whenever the endpoints or the routing setting change, in any process. */
+  abstract settingsVersion(): Promise<string | null>;
+  abstract bumpSettingsVersion(): Promise<void>;
   /** A deleted endpoint's state goes with it (its running requests still release their slots). */
   abstract forget(endpointId: string): Promise<void>;
 }

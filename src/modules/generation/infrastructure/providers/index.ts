@@ -15,3 +15,5 @@ export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis } from './local/
 export { upstreamFailed } from './shared/provider-failure.js';
 export { sniffMediaType, mp4DurationSeconds, type SniffedType } from './shared/media-sniff.js';
 export { weekSlots, contentTypeFor, type WeekSlot } from './shared/week-slots.js';
+export { promptWithLook } from './shared/prompt.js';
+export { inlineImage as fitImage } from './shared/image-input.js';

@@ -18,6 +18,7 @@ interface Entry {
 export class MemoryRouterState extends RouterState {
   private readonly entries = new Map<string, Entry>();
   private statsSince: number | null = null;
+  private version = 0;
   private readonly counters = { selfhosted: 0, cloud: 0, fallbacks: 0, byReason: {} as Record<string, number> };
 
   async runtime(endpointIds: string[], now: number): Promise<Map<string, EndpointRuntime>> {
@@ -92,6 +93,14 @@ export class MemoryRouterState extends RouterState {
   async stats(now: number): Promise<RoutingStats> {
     this.statsSince ??= now;
     return { since: new Date(this.statsSince), ...this.counters, byReason: { ...this.counters.byReason } };
+  }
+
+  async settingsVersion(): Promise<string | null> {
+    return String(this.version);
+  }
+
+  async bumpSettingsVersion(): Promise<void> {
+    this.version += 1;
   }
 
   async forget(endpointId: string): Promise<void> {

@@ -172,6 +172,15 @@ export class RedisRouterState extends RouterState {
     return { since: new Date(Number(f.since)), selfhosted: Number(f.selfhosted ?? 0), cloud: Number(f.cloud ?? 0), fallbacks: Number(f.fallbacks ?? 0), byReason };
   }
 
+  settingsVersion(): Promise<string | null> {
+    return this.redis.get(`${this.prefix}:sh:version`);
+  }
+
+  /** A random value, not a counter: an emptied Redis must not count back up to a version a process holds. */
+  async bumpSettingsVersion(): Promise<void> {
+    await this.redis.set(`${this.prefix}:sh:version`, randomUUID());
+  }
+
   async forget(endpointId: string): Promise<void> {
     await this.redis.del(this.hash(endpointId), this.slots(endpointId), `${this.prefix}:sh:probe:${endpointId}`);
   }

@@ -123,6 +123,9 @@ describe.each([
     await s.count({ route: 'cloud', fallback: 'timeout' }, T + 2);
     await s.count({ route: 'cloud', fallback: 'timeout' }, T + 3);
     expect(await s.stats(T + 4)).toEqual({ since: new Date(T), selfhosted: 1, cloud: 3, fallbacks: 2, byReason: { timeout: 2 } });
+    const version = await s.settingsVersion();
+    await s.bumpSettingsVersion();
+    expect(await s.settingsVersion()).not.toEqual(version);
     await s.forget('ep_x');
     expect((await s.runtime(['ep_x'], T)).get('ep_x')).toMatchObject({ health: 'unknown', lastError: null, load: 0 });
   });

@@ -2,6 +2,7 @@ import { ImageGenerator, type GeneratedMedia, type ImageLora, type ImageRequest 
 import { namedAspectRatio } from '../shared/aspect.js';
 import { toDataUri } from '../shared/data-uri.js';
 import { describeImage, inlineImage } from '../shared/image-input.js';
+import { promptWithLook } from '../shared/prompt.js';
 import { upstreamFailed } from '../shared/provider-failure.js';
 import type { ReplicateClient } from './replicate-client.js';
 
@@ -83,9 +84,4 @@ function loraInput(lora: ImageLora & { weightsUrl: string }): Record<string, unk
 function withTrigger(prompt: string, lora: ImageLora | undefined): string {
   if (!lora || lora.triggerWord === '' || prompt.includes(lora.triggerWord)) return prompt;
   return `${lora.triggerWord}, ${prompt}`;
-}
-
-function promptWithLook(req: ImageRequest): string {
-  const look = [req.character.aesthetic, ...req.character.stylePresets].filter((s): s is string => !!s && !req.prompt.toLowerCase().includes(s.toLowerCase()));
-  return look.length ? `${req.prompt}, ${look.join(', ')}` : req.prompt;
 }
