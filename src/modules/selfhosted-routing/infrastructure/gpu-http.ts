@@ -1,0 +1,36 @@
+import type { GeneratedMedia } from '../../generation/index.js';
+import { sniffImageType } from '../../../platform/media/index.js';
+import { hostOf, OutboundError } from '../../../platform/outbound/index.js';
+
+/** Options shared by the self-hosted backends; the defaults suit production, tests shorten them. */
+export interface GpuBackendOptions {
+  /**
+   * The longest any one call may take. Only a ceiling against a caller that never aborts: the
+   * router's signal (its budget) is what ends a slow generation.
+   */
+  ceilingMs: number;
+  /** ComfyUI: how often the history is polled while a prompt runs. */
+  pollIntervalMs: number;
+  /** Largest answer accepted: A1111 sends every image base64 in one JSON body. */
+  maxBytes: number;
+}
+
+export const GPU_BACKEND_DEFAULTS: GpuBackendOptions = { ceilingMs: 10 * 60_000, pollIntervalMs: 250, maxBytes: 256 * 1024 * 1024 };
+
+/** Injection token for `Partial<GpuBackendOptions>`; optional, the defaults apply without it. */
+export const GPU_BACKEND_OPTIONS = Symbol('GPU_BACKEND_OPTIONS');
+
+/**
+ * Image bytes a server answered as `GeneratedMedia`, typed by their leading bytes (never by what
+ * the server claims); the size read from a PNG's header, else the one asked for.
+ */
+export function toGeneratedMedia(bytes: Buffer, asked: { width: number; height: number }, url: string): GeneratedMedia {
+  const type = sniffImageType(bytes);
+  if (!type) throw new OutboundError('bad_response', `${hostOf(url)} answered an image that is not PNG, JPEG or WebP.`);
+  const size = type.mime === 'image/png' && bytes.length >= 24 ? { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) } : asked;
+  return { bytes, contentType: type.mime, ...size };
+}
+
+export function badResponse(url: string, what: string): OutboundError {
+  return new OutboundError('bad_response', `${hostOf(url)} answered ${what}.`);
+}
