@@ -27,6 +27,7 @@ import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
+import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
@@ -58,6 +59,7 @@ export class AppModule {
         TalkingHeadModule,
         MarketplaceModule,
         PublishingModule,
+        SelfHostedRoutingModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
