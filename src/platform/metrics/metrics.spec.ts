@@ -29,6 +29,8 @@ describe('Metrics', () => {
     expect(routeLabelOf({ baseUrl: '/api/v1/admin/queues', route: { path: '/api/queues' } })).toBe('/api/v1/admin/queues/api/queues');
     // No route matched (a 404, a static file): one label, whatever the path was.
     expect(routeLabelOf({ baseUrl: '' })).toBe(UNMATCHED_ROUTE);
+    expect(routeLabelOf({ baseUrl: '/api/v1', route: { path: '*path' } })).toBe(UNMATCHED_ROUTE);
+    expect(routeLabelOf({ baseUrl: '', route: { path: '/api/v1/media/*key' } })).toBe('/api/v1/media/*key');
     expect(routeLabelOf({ baseUrl: '/api/v1/admin/queues', route: { path: ['/a', '/b'] } })).toBe(UNMATCHED_ROUTE);
   });
 
