@@ -8,6 +8,7 @@ import { DatabaseModule } from './platform/database/index.js';
 import { HealthModule } from './platform/health/health.module.js';
 import { IdempotencyModule } from './platform/idempotency/index.js';
 import { LifecycleModule } from './platform/lifecycle/index.js';
+import { MetricsModule } from './platform/metrics/index.js';
 import { OutboundModule } from './platform/outbound/index.js';
 import { QueueModule } from './platform/queue/queue.module.js';
 import { RateLimitModule } from './platform/rate-limit/rate-limit.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LifecycleModule,
+        MetricsModule,
         DatabaseModule,
         RedisModule,
         RateLimitModule,

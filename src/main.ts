@@ -17,6 +17,8 @@ import {
   API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
 } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
+import { httpMetrics, Metrics } from './platform/metrics/index.js';
+import { mountQueueBoard } from './platform/metrics/queue-board.js';
 
 /** `drain` counts the requests in flight, so that a stop can wait for them (see main). */
 export async function createApi(config: AppConfig, drain = new HttpDrain()): Promise<NestExpressApplication> {
@@ -33,6 +35,7 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   app.use(drain.track);
   app.use(requestId);
   app.use(accessLog);
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
   // Provider webhooks are verified over their exact bytes, and a training object with its logs runs past 1 MiB.
   app.use(`/${API_PREFIX}/webhooks`, express.raw({ type: () => true, limit: '10mb' }));
@@ -44,6 +47,8 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   app.setGlobalPrefix(API_PREFIX);
   const errors = new AppExceptionFilter(ERROR_STATUS);
   app.useGlobalFilters(errors);
+  // Before init, so that it comes before Nest's routes and their not-found answer.
+  mountQueueBoard(app, errors);
   app.useGlobalPipes(strictValidationPipe());
   app.useWebSocketAdapter(new WsAdapter(app));
 

@@ -24,6 +24,8 @@ const OPEN_ROUTES: RegExp[] = [
   /^GET \/media\//,
   /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
   /^POST \/webhooks\/replicate\/trainings$/,
+  // Open to the guard; its own METRICS_TOKEN check answers 401, and 404 when none is configured (as here).
+  /^GET \/metrics$/,
 ];
 
 /** Which id prefix a path parameter takes, by its name or by the collection before it. */
@@ -126,6 +128,11 @@ describe('route access declarations', () => {
       if (label(r) === 'GET /media/{key}' && res.status === 403 && res.body.message === 'This media URL is not valid or has expired.') continue;
       // Provider webhooks: open to the guard, and their own signature check refuses an unsigned call.
       if (label(r) === 'POST /webhooks/replicate/trainings' && res.status === 401 && res.body.message === 'The webhook signature could not be verified.') continue;
+      // Metrics: this server has no METRICS_TOKEN, so the route does not exist for anyone.
+      if (label(r) === 'GET /metrics') {
+        if (res.status !== 404 || res.body.code !== 'not_found') wrong.push(`${label(r)} → ${res.status} ${res.body.code}`);
+        continue;
+      }
       if (res.status === 401 || res.status === 403 || res.status >= 500) wrong.push(`${label(r)} → ${res.status} ${res.body.code}`);
     }
     expect(wrong).toEqual([]);

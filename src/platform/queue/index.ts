@@ -6,3 +6,4 @@ export { QueueModule, createQueueTransport } from './queue.module.js';
 export { QUEUE_ROLE, consumesQueues } from './job-consumer.js';
 export { JobTransport, NO_DEADLINE, type CloseReport, type DroppedMessage } from './transport/job-transport.js';
 export * from './job-types.js';
+export { bullQueueOf } from './transport/bull-transport.js';

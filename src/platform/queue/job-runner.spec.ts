@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { MemoryJobStore } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppError } from '../../core/index.js';
 import type { Tx } from '../database/index.js';
+import { Metrics } from '../metrics/metrics.js';
 import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { JobRunner } from './job-runner.js';
@@ -33,6 +34,13 @@ class Handlers extends HandlerLookup {
   }
 }
 
+/** How many runs the job duration histogram saw, by `type/outcome`. */
+async function jobDurationCounts(metrics: Metrics): Promise<Record<string, number>> {
+  const metric = await metrics.registry.getSingleMetric('persona_job_duration_seconds')!.get();
+  const counts = metric.values.filter((v) => (v as { metricName?: string }).metricName === 'persona_job_duration_seconds_count');
+  return Object.fromEntries(counts.map((v) => [`${v.labels.type}/${v.labels.outcome}`, v.value]));
+}
+
 const WS = 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const JOB = 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
@@ -43,13 +51,15 @@ describe('JobRunner', () => {
   let publisher: RecordingPublisher;
   let handlers: Handlers;
   let runner: JobRunner;
+  let metrics: Metrics;
 
   beforeEach(() => {
     hookRuns.length = 0;
     store = new MemoryJobStore();
     publisher = new RecordingPublisher();
     handlers = new Handlers();
-    runner = new JobRunner(store, handlers, publisher);
+    metrics = new Metrics();
+    runner = new JobRunner(store, handlers, publisher, metrics);
     store.seed({ id: JOB, workspaceId: WS, jobType: 'thing' });
   });
 
@@ -72,6 +82,7 @@ describe('JobRunner', () => {
     expect(publisher.events.every((e) => e.workspaceId === WS)).toBe(true);
     expect(publisher.jobs().map((j) => [j.status, j.progress])).toEqual([['running', 0], ['running', 40], ['completed', 100]]);
     expect(publisher.jobs()[2]).toMatchObject({ id: JOB, job_type: 'thing', result: { embedding: 'ok' } });
+    expect(await jobDurationCounts(metrics)).toEqual({ 'thing/completed': 1 });
   });
 
   it('fails with the AppError code and message, runs the failure hook in the failing transaction', async () => {
@@ -94,6 +105,7 @@ describe('JobRunner', () => {
     expect(hookCalls[0].job).toMatchObject({ id: JOB, status: 'failed', error: { code: 'upstream_failed' } });
     expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
     expect(publisher.jobs()[1]).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+    expect(await jobDurationCounts(metrics)).toEqual({ 'thing/failed': 1 });
   });
 
   it('fails an unexpected error as job_failed without leaking its message or stack', async () => {
@@ -234,6 +246,8 @@ describe('JobRunner', () => {
     await second;
     expect(row()).toMatchObject({ status: 'completed', attempts: 2, progress: 100, result: { from: 'a run', attempt: 2 } });
     expect(publisher.types().filter((t) => t === 'job.completed')).toHaveLength(1);
+    // Only the run that finished the job is measured.
+    expect(await jobDurationCounts(metrics)).toEqual({ 'thing/completed': 1 });
   });
 
   it('a stale run that fails runs no failure hook (no refund) and leaves the job to its owner', async () => {
@@ -247,6 +261,7 @@ describe('JobRunner', () => {
     expect(row()).toMatchObject({ status: 'running', attempts: 2, error: null });
     expect(hookRuns).toEqual([]);
     expect(publisher.types()).toEqual(['job.progress']);
+    expect(await jobDurationCounts(metrics)).toEqual({});
   });
 
   it('releases a running job at a stop: the row is pending again, the handler is aborted and what it does later is ignored', async () => {

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
+import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
@@ -18,6 +19,8 @@ export function toJobFailure(err: unknown): JobFailure {
 interface ActiveRun {
   job: JobRecord;
   abort: AbortController;
+  /** When this process claimed it (hrtime): what the job duration histogram measures. */
+  started: bigint;
 }
 
 /**
@@ -35,9 +38,11 @@ export class JobRunner {
     private readonly store: JobStore,
     private readonly handlers: HandlerLookup,
     private readonly publisher: RealtimePublisher,
+    private readonly metrics: Metrics,
   ) {}
 
   async run(jobId: string): Promise<void> {
+    const started = process.hrtime.bigint();
     const job = await this.store.claim(jobId);
     if (!job) {
       this.logger.debug({ msg: 'job skipped: missing or already finished', job_id: jobId });
@@ -47,10 +52,10 @@ export class JobRunner {
     const handler = this.handlers.handlerFor(job.jobType);
     if (!handler) {
       this.logger.error({ msg: 'no handler for job type', job_id: job.id, job_type: job.jobType });
-      await this.failJob(job, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
+      await this.failJob({ job, abort: new AbortController(), started }, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
       return;
     }
-    const run: ActiveRun = { job, abort: new AbortController() };
+    const run: ActiveRun = { job, abort: new AbortController(), started };
     this.active.set(job.id, run);
     try {
       await this.execute(run, handler);
@@ -82,19 +87,27 @@ export class JobRunner {
     return this.active.size;
   }
 
-  private async execute({ job, abort }: ActiveRun, handler: RegisteredHandler): Promise<void> {
+  private async execute(run: ActiveRun, handler: RegisteredHandler): Promise<void> {
+    const { job, abort } = run;
     let result: Record<string, unknown> | void;
     try {
       result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
       if (abort.signal.aborted) return;
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
-      await this.failJob(job, toJobFailure(err), handler.onFailed);
+      await this.failJob(run, toJobFailure(err), handler.onFailed);
       return;
     }
     if (abort.signal.aborted) return;
     const done = await this.store.complete(job.id, job.attempts, result ?? null);
-    if (done) await this.emit('job.completed', done);
+    if (!done) return;
+    this.observe(run, 'completed');
+    await this.emit('job.completed', done);
+  }
+
+  /** Only the run that finished the row is measured: a fenced-out run did not finish the job. */
+  private observe({ job, started }: ActiveRun, outcome: JobOutcome): void {
+    this.metrics.jobFinished(job.jobType, outcome, Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private contextFor(job: JobRecord, signal: AbortSignal): JobContext {
@@ -114,7 +127,8 @@ export class JobRunner {
     };
   }
 
-  private async failJob(job: JobRecord, failure: JobFailure, hook?: JobFailureHookFn): Promise<void> {
+  private async failJob(run: ActiveRun, failure: JobFailure, hook?: JobFailureHookFn): Promise<void> {
+    const { job } = run;
     let failed: JobRecord | null;
     try {
       failed = await this.store.fail(job.id, job.attempts, failure, hook);
@@ -124,7 +138,9 @@ export class JobRunner {
       this.logger.error({ msg: 'job failure hook threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       failed = await this.store.fail(job.id, job.attempts, failure);
     }
-    if (failed) await this.emit('job.failed', failed);
+    if (!failed) return;
+    this.observe(run, 'failed');
+    await this.emit('job.failed', failed);
   }
 
   /** The row is the truth; a lost event only costs a client a poll, so publishing never fails a job. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
+import type { OpenJobCount, OpenJobStatus } from '../metrics/metrics.js';
 import type { JobType } from './job-types.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
 
@@ -166,5 +167,21 @@ export class TypeOrmJobStore extends JobStore {
       params,
     );
     return rows[0] ? fromRow(rows[0]) : null;
+  }
+}
+
+/**
+ * Open jobs by type and status, across every process: what the queue-depth gauge shows. One
+ * grouped read of the open rows only, which the partial index `jobs_open_idx` holds.
+ */
+@Injectable()
+export class OpenJobCounts {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async count(): Promise<OpenJobCount[]> {
+    const rows: Array<{ job_type: string; status: OpenJobStatus; count: string | number }> = await this.ds.query(
+      `SELECT job_type, status, count(*) AS count FROM jobs WHERE status IN ('pending', 'running') GROUP BY job_type, status`,
+    );
+    return rows.map((r) => ({ type: r.job_type, status: r.status, count: Number(r.count) }));
   }
 }

@@ -7,11 +7,12 @@ import { HandlerLookup, JOB_TYPES, JobHandlerRegistry } from './handler-registry
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
 import { JobEntity } from './job.entity.js';
 import { JobRunner } from './job-runner.js';
-import { JobStore, TypeOrmJobStore } from './job-store.js';
+import { JobStore, OpenJobCounts, TypeOrmJobStore } from './job-store.js';
 import type { JobType } from './job-types.js';
 import { Jobs } from './job.types.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
+import { QueueMetrics } from './queue-metrics.js';
 import { BullTransport } from './transport/bull-transport.js';
 import { InProcessTransport } from './transport/in-process-transport.js';
 import { JobTransport } from './transport/job-transport.js';
@@ -51,6 +52,8 @@ export class QueueModule {
         JobsService,
         { provide: Jobs, useExisting: JobsService },
         JobConsumer,
+        OpenJobCounts,
+        QueueMetrics,
       ],
       exports: [Jobs, JobsService, QUEUE_ROLE],
     };

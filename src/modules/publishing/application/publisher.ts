@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Metrics } from '../../../platform/metrics/index.js';
 import { MediaUrls, Storage } from '../../../platform/storage/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade } from '../../content/index.js';
@@ -48,6 +49,7 @@ export class Publisher {
     private readonly storage: Storage,
     private readonly urls: MediaUrls,
     private readonly events: PostEvents,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Runs the attempt of a claimed post; answers the post as the attempt left it. */
@@ -183,6 +185,7 @@ export class Publisher {
       this.logger.warn({ msg: 'publish outcome not recorded: the claim was taken over', post_id: post.id, outcome: result.status });
       return this.current(post);
     }
+    this.metrics.publishOutcome(post.platformKey, result.status === 'pending' ? 'retry' : result.status);
     if (result.status === 'published') this.logger.log({ msg: 'post published', post_id: post.id, platform: post.platformKey, remote_post_id: result.remotePostId });
     await this.events.changed(updated);
     if (result.status === 'published') await this.content.announce(post.workspaceId, post.contentId);

@@ -62,6 +62,11 @@ export class BullTransport extends JobTransport {
     return { finished: running - abandoned, abandoned, dropped: [] };
   }
 
+  /** The Bull queue itself, for the operators' dashboard to read; nothing else goes around the transport. */
+  get bullQueue(): Bull.Queue {
+    return this.queue;
+  }
+
   private track(run: Promise<void>): Promise<void> {
     let letGo!: () => void;
     const done = new Promise<void>((resolve, reject) => {
@@ -72,4 +77,9 @@ export class BullTransport extends JobTransport {
     this.active.add(tracked);
     return done.finally(() => this.active.delete(tracked));
   }
+}
+
+/** The Bull queue behind `transport`, or null when the queue runs in process (no Redis). */
+export function bullQueueOf(transport: JobTransport): Bull.Queue | null {
+  return transport instanceof BullTransport ? transport.bullQueue : null;
 }
