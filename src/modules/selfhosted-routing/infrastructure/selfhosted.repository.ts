@@ -80,12 +80,13 @@ export class SelfHostedRepository {
       params.push(value);
       sets.push(`${column} = $${params.length}`);
     }
-    const rows: EndpointRow[] = await m.query(`UPDATE selfhosted_endpoints SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
+    // UPDATE and DELETE answer rows only inside a CTE: the driver hands back [rows, count] for them bare.
+    const rows: EndpointRow[] = await m.query(`WITH changed AS (UPDATE selfhosted_endpoints SET ${sets.join(', ')} WHERE id = $1 RETURNING *) SELECT * FROM changed`, params);
     return rows[0] ? toEndpoint(rows[0]) : null;
   }
 
   async deleteEndpoint(m: Tx, id: string): Promise<boolean> {
-    const rows: unknown[] = await m.query('DELETE FROM selfhosted_endpoints WHERE id = $1 RETURNING id', [id]);
+    const rows: unknown[] = await m.query('WITH gone AS (DELETE FROM selfhosted_endpoints WHERE id = $1 RETURNING id) SELECT id FROM gone', [id]);
     return rows.length > 0;
   }
 
@@ -99,7 +100,8 @@ export class SelfHostedRepository {
 
   async setRouting(m: Tx, enabled: boolean, percentage: number, at: Date): Promise<RoutingSettings> {
     const rows: Array<{ enabled: boolean; routing_percentage: string; updated_at: Date }> = await m.query(
-      'UPDATE selfhosted_routing SET enabled = $1, routing_percentage = $2, updated_at = $3 WHERE id = 1 RETURNING enabled, routing_percentage, updated_at',
+      `WITH changed AS (UPDATE selfhosted_routing SET enabled = $1, routing_percentage = $2, updated_at = $3 WHERE id = 1 RETURNING enabled, routing_percentage, updated_at)
+       SELECT * FROM changed`,
       [enabled, percentage, at],
     );
     const r = rows[0];
