@@ -55,8 +55,11 @@ export class ComfyUiBackend extends GpuBackend {
   private async run(target: GpuTarget, req: GpuImageRequest, signal: AbortSignal): Promise<GeneratedMedia[]> {
     const image = req.initImage ? await this.upload(target, req.initImage, signal) : undefined;
     const workflow = buildWorkflow(target.workflow, inputsOf(req, image));
-    const promptId = await this.queue(target, workflow, signal);
+    // Our own id (recent ComfyUI keeps a `prompt_id` it is given), so a prompt queued just as the
+    // signal aborts can still be cancelled; older servers answer theirs, used once known.
+    let promptId: string = randomUUID();
     try {
+      promptId = await this.queue(target, workflow, promptId, signal);
       const entry = await this.waitForHistory(target, promptId, signal);
       const images = outputImages(entry, `${target.url}/history/${promptId}`).slice(0, req.count);
       return await Promise.all(images.map((i) => this.download(target, i, req, signal)));
@@ -87,9 +90,10 @@ export class ComfyUiBackend extends GpuBackend {
   }
 
   /** A refused workflow is ComfyUI's 400 `{error, node_errors}`, which the outbound layer already types as http 400. */
-  private async queue(target: GpuTarget, workflow: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  private async queue(target: GpuTarget, workflow: Record<string, unknown>, promptId: string, signal: AbortSignal): Promise<string> {
     const url = `${target.url}/prompt`;
-    const { data } = await httpJson<{ prompt_id?: unknown }>(url, { ...this.call(target, signal), method: 'POST', json: { prompt: workflow, client_id: randomUUID() } });
+    const json = { prompt: workflow, prompt_id: promptId, client_id: randomUUID() };
+    const { data } = await httpJson<{ prompt_id?: unknown }>(url, { ...this.call(target, signal), method: 'POST', json });
     if (!data || typeof data.prompt_id !== 'string' || data.prompt_id === '') throw badResponse(url, 'a queued prompt without an id');
     return data.prompt_id;
   }
@@ -122,13 +126,19 @@ export class ComfyUiBackend extends GpuBackend {
 
   /**
    * An abandoned prompt would still occupy the GPU: take it off the queue, or interrupt it when it
-   * already runs (`prompt_id` keeps another client's prompt safe). Best effort, never awaited.
+   * already runs. The queue is read first because older servers ignore `/interrupt`'s `prompt_id`
+   * and would stop another client's prompt. Best effort, never awaited.
    */
   private cancel(target: GpuTarget, promptId: string): void {
     const call = this.call(target, AbortSignal.timeout(CANCEL_TIMEOUT_MS));
     const headers = { ...call.headers, 'Content-Type': 'application/json' };
     const post = (path: string, json: unknown) => httpRequest(`${target.url}${path}`, { ...call, method: 'POST', headers, body: JSON.stringify(json) });
-    void Promise.all([post('/queue', { delete: [promptId] }), post('/interrupt', { prompt_id: promptId })]).catch((err: unknown) => {
+    const cancelled = async () => {
+      const { data } = await httpJson<{ queue_running?: unknown }>(`${target.url}/queue`, call);
+      const running = Array.isArray(data?.queue_running) && data.queue_running.some((item) => Array.isArray(item) && item[1] === promptId);
+      await (running ? post('/interrupt', { prompt_id: promptId }) : post('/queue', { delete: [promptId] }));
+    };
+    cancelled().catch((err: unknown) => {
       this.logger.warn(`Could not cancel prompt ${promptId} on ${hostOf(target.url)}: ${(err as Error).message}`);
     });
   }
