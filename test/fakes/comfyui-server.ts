@@ -33,6 +33,22 @@ export class FakeComfyUiServer extends GpuFakeServer {
     super(token);
   }
 
+  /** A restarted ComfyUI has forgotten its queue and history (its files stay on disk). */
+  override async stop(): Promise<void> {
+    this.forget();
+    await super.stop();
+  }
+
+  /** What a restart between two polls looks like to a client: queue and history gone, the connection fine. */
+  forget(): void {
+    for (const p of this.prompts.values()) {
+      if (p.status !== 'pending' && p.status !== 'running') continue;
+      p.status = 'lost';
+      p.cancel.abort();
+    }
+    this.history.clear();
+  }
+
   uploaded(name: string, subfolder = ''): Buffer | undefined {
     return this.files.get(fileKey('input', subfolder, name));
   }
@@ -90,7 +106,7 @@ export class FakeComfyUiServer extends GpuFakeServer {
         () => this.run(p),
         () => (p.status = 'running'),
       );
-      if (outputs === null) return;
+      if (outputs === null || p.status === 'lost') return;
       p.status = this.options.executionError ? 'error' : 'success';
       this.history.set(p.id, this.historyEntry(p, this.options.executionError ? {} : outputs));
     } finally {
@@ -233,7 +249,7 @@ export class FakeComfyUiServer extends GpuFakeServer {
   }
 }
 
-export type FakeComfyPromptStatus = 'pending' | 'running' | 'success' | 'error' | 'deleted' | 'interrupted';
+export type FakeComfyPromptStatus = 'pending' | 'running' | 'success' | 'error' | 'deleted' | 'interrupted' | 'lost';
 
 export interface FakeComfyPrompt {
   id: string;

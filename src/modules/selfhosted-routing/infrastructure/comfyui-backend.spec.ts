@@ -104,6 +104,17 @@ describe('ComfyUiBackend.generate', () => {
     expect((await failure(backend.generate(target, request(), live()))).kind).toBe('bad_response');
   });
 
+  it('fails, rather than waiting for ever, when the server forgot the prompt (it restarted)', async () => {
+    fake.pause();
+    const pending = failure(backend.generate(target, request(), live()));
+    await until(() => fake.requests.some((r) => r.path.startsWith('/history/')), 'the first poll');
+    fake.forget();
+    const err = await pending;
+    expect(err.kind).toBe('bad_response');
+    expect(err.message).toContain('lost');
+    expect(fake.held).toBe(0);
+  });
+
   it('gives up a hanging request when the signal aborts, closing it on the server', async () => {
     fake.mode = { hang: true };
     const controller = new AbortController();

@@ -18,6 +18,8 @@ interface HistoryEntry {
   status?: { status_str?: string; completed?: boolean; messages?: unknown[] };
 }
 
+/** Polls between two reads of the queue (about 2 s at the default interval). */
+const QUEUE_CHECK_EVERY = 8;
 /** How long the best-effort cancellation of an abandoned prompt may take. */
 const CANCEL_TIMEOUT_MS = 2_000;
 
@@ -98,23 +100,42 @@ export class ComfyUiBackend extends GpuBackend {
     return data.prompt_id;
   }
 
-  /** ComfyUI writes a prompt's history once it ended; until then the answer is `{}`. */
+  /**
+   * ComfyUI writes a prompt's history once it ended; until then the answer is `{}`. A server that
+   * restarted meanwhile forgot the prompt and would answer `{}` for ever, so every few polls the
+   * queue is read: a prompt neither queued nor (read after) in the history was lost.
+   */
   private async waitForHistory(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<HistoryEntry> {
-    const url = `${target.url}/history/${encodeURIComponent(promptId)}`;
-    for (;;) {
-      const { data } = await httpJson<Record<string, HistoryEntry>>(url, this.call(target, signal));
-      if (!data || typeof data !== 'object') throw badResponse(url, 'a history that is not an object');
-      const entry = data[promptId];
-      if (entry) {
-        if (entry.status?.status_str === 'error') throw new OutboundError('bad_response', `${hostOf(url)} failed the prompt: ${executionError(entry)}.`);
-        if (entry.status?.completed !== false) return entry;
-      }
+    for (let poll = 1; ; poll++) {
+      const queued = poll % QUEUE_CHECK_EVERY === 0 ? await this.isQueued(target, promptId, signal) : true;
+      const entry = await this.historyOf(target, promptId, signal);
+      if (entry) return entry;
+      if (!queued) throw badResponse(target.url, `no trace of prompt ${promptId}: the server lost it (restarted?)`);
       try {
         await abortableSleep(this.options.pollIntervalMs, signal);
       } catch (err) {
         throw new OutboundError('aborted', 'The request was cancelled.', { cause: err });
       }
     }
+  }
+
+  /** The prompt's finished history entry; undefined while it has none. */
+  private async historyOf(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<HistoryEntry | undefined> {
+    const url = `${target.url}/history/${encodeURIComponent(promptId)}`;
+    const { data } = await httpJson<Record<string, HistoryEntry>>(url, this.call(target, signal));
+    if (!data || typeof data !== 'object') throw badResponse(url, 'a history that is not an object');
+    const entry = data[promptId];
+    if (entry?.status?.status_str === 'error') throw new OutboundError('bad_response', `${hostOf(url)} failed the prompt: ${executionError(entry)}.`);
+    return entry && entry.status?.completed !== false ? entry : undefined;
+  }
+
+  /** Whether the prompt is running or pending; `GET /queue` lists both as `[number, prompt_id, ...]`. */
+  private async isQueued(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<{ running: boolean } | null> {
+    const url = `${target.url}/queue`;
+    const { data } = await httpJson<{ queue_running?: unknown; queue_pending?: unknown }>(url, this.call(target, signal));
+    const has = (list: unknown) => Array.isArray(list) && list.some((item) => Array.isArray(item) && item[1] === promptId);
+    if (has(data?.queue_running)) return { running: true };
+    return has(data?.queue_pending) ? { running: false } : null;
   }
 
   private async download(target: GpuTarget, image: OutputImage, req: GpuImageRequest, signal: AbortSignal): Promise<GeneratedMedia> {
@@ -130,13 +151,13 @@ export class ComfyUiBackend extends GpuBackend {
    * and would stop another client's prompt. Best effort, never awaited.
    */
   private cancel(target: GpuTarget, promptId: string): void {
-    const call = this.call(target, AbortSignal.timeout(CANCEL_TIMEOUT_MS));
+    const signal = AbortSignal.timeout(CANCEL_TIMEOUT_MS);
+    const call = this.call(target, signal);
     const headers = { ...call.headers, 'Content-Type': 'application/json' };
     const post = (path: string, json: unknown) => httpRequest(`${target.url}${path}`, { ...call, method: 'POST', headers, body: JSON.stringify(json) });
     const cancelled = async () => {
-      const { data } = await httpJson<{ queue_running?: unknown }>(`${target.url}/queue`, call);
-      const running = Array.isArray(data?.queue_running) && data.queue_running.some((item) => Array.isArray(item) && item[1] === promptId);
-      await (running ? post('/interrupt', { prompt_id: promptId }) : post('/queue', { delete: [promptId] }));
+      const queued = await this.isQueued(target, promptId, signal);
+      await (queued?.running ? post('/interrupt', { prompt_id: promptId }) : post('/queue', { delete: [promptId] }));
     };
     cancelled().catch((err: unknown) => {
       this.logger.warn(`Could not cancel prompt ${promptId} on ${hostOf(target.url)}: ${(err as Error).message}`);
