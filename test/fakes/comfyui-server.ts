@@ -7,15 +7,19 @@ import { parseMultipart } from './platforms/x.js';
  * ComfyUI's HTTP API (`server.py`), as far as the self-hosted adapter uses it: `POST /prompt`
  * validates an API-format workflow (400 `{error, node_errors}` as ComfyUI answers) and queues it;
  * one prompt runs at a time in queue order; `GET /history/{id}` is `{}` until it finished; `GET
- * /view` serves its images; `POST /upload/image` stores a LoadImage input; `POST /queue {delete}`
- * and `POST /interrupt {prompt_id}` cancel a prompt; `GET /system_stats` is the health route. A
- * queued or running prompt counts as held until it finished or was cancelled. With a token, every
+ * /view` serves its images; `POST /upload/image` stores a LoadImage input; `GET /queue` lists
+ * the running and pending prompts, `POST /queue {delete}` and `POST /interrupt {prompt_id}` cancel
+ * one; `GET /system_stats` is the health route. A queued or running prompt counts as held until
+ * it finished or was cancelled. A client's own `prompt_id` is kept. With a token, every
  * route wants `Authorization: Bearer <token>` (the proxy in front of ComfyUI) and answers 401
  * without it. Images are solid teal PNGs of the workflow's size (512×512, batch 1 when it has none).
  */
 export class FakeComfyUiServer extends GpuFakeServer {
-  /** Mutable. `executionError`: prompts end with an execution error in their history. */
-  readonly options: { executionError: boolean } = { executionError: false };
+  /**
+   * Mutable. `executionError`: prompts end with an execution error in their history. `malformed`:
+   * `POST /prompt` answers 200 with HTML, or `/view` serves bytes that are not an image.
+   */
+  readonly options: { executionError: boolean; malformed: false | 'prompt' | 'view' } = { executionError: false, malformed: false };
   /** Every accepted prompt, by id. */
   readonly prompts = new Map<string, FakeComfyPrompt>();
   /** Files by `type/subfolder/filename`: uploads (`input`) and drawn images (`output`). */
@@ -27,6 +31,22 @@ export class FakeComfyUiServer extends GpuFakeServer {
 
   constructor(token?: string) {
     super(token);
+  }
+
+  /** A restarted ComfyUI has forgotten its queue and history (its files stay on disk). */
+  override async stop(): Promise<void> {
+    this.forget();
+    await super.stop();
+  }
+
+  /** What a restart between two polls looks like to a client: queue and history gone, the connection fine. */
+  forget(): void {
+    for (const p of this.prompts.values()) {
+      if (p.status !== 'pending' && p.status !== 'running') continue;
+      p.status = 'lost';
+      p.cancel.abort();
+    }
+    this.history.clear();
   }
 
   uploaded(name: string, subfolder = ''): Buffer | undefined {
@@ -56,6 +76,7 @@ export class FakeComfyUiServer extends GpuFakeServer {
     if (x.req.method === 'GET' && history) return this.getHistory(x.res, decodeURIComponent(history[1]));
     if (key === 'GET /view') return this.view(x);
     if (key === 'POST /upload/image') return this.upload(x);
+    if (key === 'GET /queue') return this.listQueue(x.res);
     if (key === 'POST /queue') return this.deleteQueued(x);
     if (key === 'POST /interrupt') return this.interrupt(x);
     if (key === 'GET /system_stats') return json(x.res, 200, SYSTEM_STATS);
@@ -68,7 +89,10 @@ export class FakeComfyUiServer extends GpuFakeServer {
     if (!workflow || typeof workflow !== 'object' || Array.isArray(workflow)) return json(x.res, 400, promptError('no_prompt', 'No prompt provided'));
     const refusal = this.validate(workflow);
     if (refusal) return json(x.res, 400, refusal);
-    const p: FakeComfyPrompt = { id: randomUUID(), number: this.sequence++, clientId: body.client_id, workflow, status: 'pending', cancel: new AbortController() };
+    if (this.options.malformed === 'prompt') return void x.res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>502 Bad Gateway</html>');
+    // ComfyUI keeps the client's own id when it sends one.
+    const id = typeof body.prompt_id === 'string' && body.prompt_id !== '' ? body.prompt_id : randomUUID();
+    const p: FakeComfyPrompt = { id, number: this.sequence++, clientId: body.client_id, workflow, status: 'pending', cancel: new AbortController() };
     this.prompts.set(p.id, p);
     json(x.res, 200, { prompt_id: p.id, number: p.number, node_errors: {} });
     void this.execute(p);
@@ -77,8 +101,12 @@ export class FakeComfyUiServer extends GpuFakeServer {
   private async execute(p: FakeComfyPrompt): Promise<void> {
     const release = this.hold();
     try {
-      const outputs = await this.inTurn(p.cancel.signal, () => this.run(p));
-      if (outputs === null) return;
+      const outputs = await this.inTurn(
+        p.cancel.signal,
+        () => this.run(p),
+        () => (p.status = 'running'),
+      );
+      if (outputs === null || p.status === 'lost') return;
       p.status = this.options.executionError ? 'error' : 'success';
       this.history.set(p.id, this.historyEntry(p, this.options.executionError ? {} : outputs));
     } finally {
@@ -88,7 +116,6 @@ export class FakeComfyUiServer extends GpuFakeServer {
 
   /** Draws every SaveImage node's batch, stored as ComfyUI names its outputs. */
   private async run(p: FakeComfyPrompt): Promise<Record<string, { images: FakeComfyImage[] }>> {
-    p.status = 'running';
     const { width, height, batch } = sizeOf(p.workflow);
     const png = await solidPng(width, height, [20, 160, 150]);
     const outputs: Record<string, { images: FakeComfyImage[] }> = {};
@@ -130,6 +157,7 @@ export class FakeComfyUiServer extends GpuFakeServer {
     const q = x.query;
     const bytes = this.files.get(fileKey(q.get('type') ?? 'output', q.get('subfolder') ?? '', q.get('filename') ?? ''));
     if (!bytes) return void x.res.writeHead(404).end();
+    if (this.options.malformed === 'view') return void x.res.writeHead(200, { 'Content-Type': 'image/png' }).end('not an image at all');
     x.res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(bytes.length) });
     x.res.end(bytes);
   }
@@ -146,6 +174,13 @@ export class FakeComfyUiServer extends GpuFakeServer {
     for (let i = 1; !overwrite && this.files.has(fileKey(type, subfolder, name)); i++) name = image.filename.replace(/(\.[^.]*)?$/, ` (${i})$1`);
     this.files.set(fileKey(type, subfolder, name), Buffer.from(image.data));
     json(x.res, 200, { name, subfolder, type });
+  }
+
+  /** `GET /queue`: `[number, prompt_id, prompt, extra_data, outputs]` per running and pending prompt. */
+  private listQueue(res: ServerResponse): void {
+    const item = (p: FakeComfyPrompt) => [p.number, p.id, p.workflow, { client_id: p.clientId }, []];
+    const of = (status: FakeComfyPromptStatus) => [...this.prompts.values()].filter((p) => p.status === status).map(item);
+    json(res, 200, { queue_running: of('running'), queue_pending: of('pending') });
   }
 
   /** `POST /queue {delete: [ids]}`: drops prompts still waiting; a running one is left alone, as in ComfyUI. */
@@ -214,7 +249,7 @@ export class FakeComfyUiServer extends GpuFakeServer {
   }
 }
 
-export type FakeComfyPromptStatus = 'pending' | 'running' | 'success' | 'error' | 'deleted' | 'interrupted';
+export type FakeComfyPromptStatus = 'pending' | 'running' | 'success' | 'error' | 'deleted' | 'interrupted' | 'lost';
 
 export interface FakeComfyPrompt {
   id: string;

@@ -88,6 +88,9 @@ export abstract class GpuFakeServer {
   maxHeld = 0;
   /** Generations that ran to the end. */
   generations = 0;
+  /** The most generations ever drawing at once: 1, unless the FIFO is broken. */
+  maxRunning = 0;
+  private running = 0;
   /** Requests the client closed before the fake answered them. */
   abortedRequests = 0;
   private server: Server | null = null;
@@ -95,6 +98,7 @@ export abstract class GpuFakeServer {
   private lane: Promise<void> = Promise.resolve();
   private stopping = new AbortController();
   private basePort = 0;
+  private gate: { opened: Promise<void>; open(): void } | null = null;
 
   /** The credentials a client must present; undefined accepts every client. */
   constructor(protected readonly credentials?: string) {}
@@ -138,9 +142,23 @@ export abstract class GpuFakeServer {
     this.held = 0;
   }
 
+  /** Generations wait, before drawing, until `resume()`: lets a test have requests pile up without timing. */
+  pause(): void {
+    if (this.gate) return;
+    let open!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    this.gate = { opened, open };
+  }
+
+  resume(): void {
+    this.gate?.open();
+    this.gate = null;
+  }
+
   resetStats(): void {
     this.requests.length = 0;
     this.maxHeld = this.held;
+    this.maxRunning = this.running;
     this.generations = 0;
     this.abortedRequests = 0;
   }
@@ -221,19 +239,28 @@ export abstract class GpuFakeServer {
   }
 
   /**
-   * Runs `draw` when every earlier generation has finished, after `slowMs`. Resolves null when
+   * Runs `draw` when every earlier generation has finished (`onStart` then) and `slowMs` passed. Resolves null when
    * `cancelled` fired first (the client left, the prompt was deleted, the fake was stopped).
    */
-  protected inTurn<T>(cancelled: AbortSignal, draw: () => Promise<T>): Promise<T | null> {
+  protected inTurn<T>(cancelled: AbortSignal, draw: () => Promise<T>, onStart?: () => void): Promise<T | null> {
     const stopped = this.stopping.signal;
     const signal = AbortSignal.any([cancelled, stopped]);
     const run = this.lane.then(async () => {
       if (signal.aborted) return null;
-      await sleep(this.faults.slowMs, signal);
+      if (this.gate) await Promise.race([this.gate.opened, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
       if (signal.aborted) return null;
-      const out = await draw();
-      this.generations += 1;
-      return out;
+      onStart?.();
+      this.running += 1;
+      this.maxRunning = Math.max(this.maxRunning, this.running);
+      try {
+        await sleep(this.faults.slowMs, signal);
+        if (signal.aborted) return null;
+        const out = await draw();
+        this.generations += 1;
+        return out;
+      } finally {
+        this.running -= 1;
+      }
     });
     this.lane = run.then(
       () => undefined,
@@ -255,4 +282,13 @@ function summarise(req: IncomingMessage, raw: Buffer): string {
     }
   }
   return `${type.split(';')[0] || 'body'} ${raw.length} B`;
+}
+
+/** Resolves once `check` holds, for tests waiting on a fake's counters; throws after `timeoutMs`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

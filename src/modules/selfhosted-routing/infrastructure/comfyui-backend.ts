@@ -18,6 +18,8 @@ interface HistoryEntry {
   status?: { status_str?: string; completed?: boolean; messages?: unknown[] };
 }
 
+/** Polls between two reads of the queue (about 2 s at the default interval). */
+const QUEUE_CHECK_EVERY = 8;
 /** How long the best-effort cancellation of an abandoned prompt may take. */
 const CANCEL_TIMEOUT_MS = 2_000;
 
@@ -55,8 +57,11 @@ export class ComfyUiBackend extends GpuBackend {
   private async run(target: GpuTarget, req: GpuImageRequest, signal: AbortSignal): Promise<GeneratedMedia[]> {
     const image = req.initImage ? await this.upload(target, req.initImage, signal) : undefined;
     const workflow = buildWorkflow(target.workflow, inputsOf(req, image));
-    const promptId = await this.queue(target, workflow, signal);
+    // Our own id (recent ComfyUI keeps a `prompt_id` it is given), so a prompt queued just as the
+    // signal aborts can still be cancelled; older servers answer theirs, used once known.
+    let promptId: string = randomUUID();
     try {
+      promptId = await this.queue(target, workflow, promptId, signal);
       const entry = await this.waitForHistory(target, promptId, signal);
       const images = outputImages(entry, `${target.url}/history/${promptId}`).slice(0, req.count);
       return await Promise.all(images.map((i) => this.download(target, i, req, signal)));
@@ -87,30 +92,50 @@ export class ComfyUiBackend extends GpuBackend {
   }
 
   /** A refused workflow is ComfyUI's 400 `{error, node_errors}`, which the outbound layer already types as http 400. */
-  private async queue(target: GpuTarget, workflow: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  private async queue(target: GpuTarget, workflow: Record<string, unknown>, promptId: string, signal: AbortSignal): Promise<string> {
     const url = `${target.url}/prompt`;
-    const { data } = await httpJson<{ prompt_id?: unknown }>(url, { ...this.call(target, signal), method: 'POST', json: { prompt: workflow, client_id: randomUUID() } });
+    const json = { prompt: workflow, prompt_id: promptId, client_id: randomUUID() };
+    const { data } = await httpJson<{ prompt_id?: unknown }>(url, { ...this.call(target, signal), method: 'POST', json });
     if (!data || typeof data.prompt_id !== 'string' || data.prompt_id === '') throw badResponse(url, 'a queued prompt without an id');
     return data.prompt_id;
   }
 
-  /** ComfyUI writes a prompt's history once it ended; until then the answer is `{}`. */
+  /**
+   * ComfyUI writes a prompt's history once it ended; until then the answer is `{}`. A server that
+   * restarted meanwhile forgot the prompt and would answer `{}` for ever, so every few polls the
+   * queue is read: a prompt neither queued nor (read after) in the history was lost.
+   */
   private async waitForHistory(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<HistoryEntry> {
-    const url = `${target.url}/history/${encodeURIComponent(promptId)}`;
-    for (;;) {
-      const { data } = await httpJson<Record<string, HistoryEntry>>(url, this.call(target, signal));
-      if (!data || typeof data !== 'object') throw badResponse(url, 'a history that is not an object');
-      const entry = data[promptId];
-      if (entry) {
-        if (entry.status?.status_str === 'error') throw new OutboundError('bad_response', `${hostOf(url)} failed the prompt: ${executionError(entry)}.`);
-        if (entry.status?.completed !== false) return entry;
-      }
+    for (let poll = 1; ; poll++) {
+      const queued = poll % QUEUE_CHECK_EVERY === 0 ? await this.isQueued(target, promptId, signal) : true;
+      const entry = await this.historyOf(target, promptId, signal);
+      if (entry) return entry;
+      if (!queued) throw badResponse(target.url, `no trace of prompt ${promptId}: the server lost it (restarted?)`);
       try {
         await abortableSleep(this.options.pollIntervalMs, signal);
       } catch (err) {
         throw new OutboundError('aborted', 'The request was cancelled.', { cause: err });
       }
     }
+  }
+
+  /** The prompt's finished history entry; undefined while it has none. */
+  private async historyOf(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<HistoryEntry | undefined> {
+    const url = `${target.url}/history/${encodeURIComponent(promptId)}`;
+    const { data } = await httpJson<Record<string, HistoryEntry>>(url, this.call(target, signal));
+    if (!data || typeof data !== 'object') throw badResponse(url, 'a history that is not an object');
+    const entry = data[promptId];
+    if (entry?.status?.status_str === 'error') throw new OutboundError('bad_response', `${hostOf(url)} failed the prompt: ${executionError(entry)}.`);
+    return entry && entry.status?.completed !== false ? entry : undefined;
+  }
+
+  /** Whether the prompt is running or pending; `GET /queue` lists both as `[number, prompt_id, ...]`. */
+  private async isQueued(target: GpuTarget, promptId: string, signal: AbortSignal): Promise<{ running: boolean } | null> {
+    const url = `${target.url}/queue`;
+    const { data } = await httpJson<{ queue_running?: unknown; queue_pending?: unknown }>(url, this.call(target, signal));
+    const has = (list: unknown) => Array.isArray(list) && list.some((item) => Array.isArray(item) && item[1] === promptId);
+    if (has(data?.queue_running)) return { running: true };
+    return has(data?.queue_pending) ? { running: false } : null;
   }
 
   private async download(target: GpuTarget, image: OutputImage, req: GpuImageRequest, signal: AbortSignal): Promise<GeneratedMedia> {
@@ -122,13 +147,19 @@ export class ComfyUiBackend extends GpuBackend {
 
   /**
    * An abandoned prompt would still occupy the GPU: take it off the queue, or interrupt it when it
-   * already runs (`prompt_id` keeps another client's prompt safe). Best effort, never awaited.
+   * already runs. The queue is read first because older servers ignore `/interrupt`'s `prompt_id`
+   * and would stop another client's prompt. Best effort, never awaited.
    */
   private cancel(target: GpuTarget, promptId: string): void {
-    const call = this.call(target, AbortSignal.timeout(CANCEL_TIMEOUT_MS));
+    const signal = AbortSignal.timeout(CANCEL_TIMEOUT_MS);
+    const call = this.call(target, signal);
     const headers = { ...call.headers, 'Content-Type': 'application/json' };
     const post = (path: string, json: unknown) => httpRequest(`${target.url}${path}`, { ...call, method: 'POST', headers, body: JSON.stringify(json) });
-    void Promise.all([post('/queue', { delete: [promptId] }), post('/interrupt', { prompt_id: promptId })]).catch((err: unknown) => {
+    const cancelled = async () => {
+      const queued = await this.isQueued(target, promptId, signal);
+      await (queued?.running ? post('/interrupt', { prompt_id: promptId }) : post('/queue', { delete: [promptId] }));
+    };
+    cancelled().catch((err: unknown) => {
       this.logger.warn(`Could not cancel prompt ${promptId} on ${hostOf(target.url)}: ${(err as Error).message}`);
     });
   }
