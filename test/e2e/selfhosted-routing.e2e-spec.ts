@@ -71,9 +71,10 @@ function driver(server: () => TestServer, admin: () => { Authorization: string }
         return job && ['completed', 'failed'].includes(job.status) ? job : undefined;
       }, 60_000, `job ${id}`);
     },
-    async ledgerOf(jobId: string): Promise<Array<[string, number]>> {
+    /** The ledger rows of one content item: a generation's charge is recorded against its item. */
+    async ledgerOf(contentId: string): Promise<Array<[string, number]>> {
       const entries = (await d.user().get('/billing/ledger?page_size=100')).body.entries as Body[];
-      return entries.filter((e) => e.ref_id === jobId).map((e) => [e.reason, e.amount]);
+      return entries.filter((e) => e.ref_id === contentId).map((e) => [e.reason, e.amount]);
     },
   };
   return d;
@@ -219,7 +220,7 @@ describe('Self-hosted GPU routing', () => {
       expect(gpu.generations).toBe(10);
       expect(gpu.requests.filter((r) => r.path === '/sdapi/v1/txt2img').every((r) => r.authorization === `Basic ${Buffer.from(API_KEY).toString('base64')}`)).toBe(true);
       // One ledger row per job: the charge taken when ordered, nothing more.
-      expect(await d.ledgerOf(ids[0])).toHaveLength(1);
+      expect(await d.ledgerOf(jobs[0].content_id)).toHaveLength(1);
       const item = (await d.user().get(`/content/${jobs[0].content_id}`)).body.item;
       expect(item.status).not.toBe('failed');
       const stats = (await d.overview()).stats;
@@ -236,12 +237,17 @@ describe('Self-hosted GPU routing', () => {
       const selfhosted = ids.filter((id) => routes.get(id)?.route === 'selfhosted');
       expect(selfhosted.sort()).toEqual(expected.sort());
       expect(gpu.generations).toBe(expected.length);
-      expect([...routes.values()].filter((r) => r.status !== 'completed')).toEqual([]);
+      expect([...routes.values()].filter((r) => r.job_status !== 'completed')).toEqual([]);
     }, 300_000);
 
     /** Every job's status and route, read from the rows when the database is reachable, else one by one. */
     async function resultsOf(ids: string[]): Promise<Map<string, Body>> {
-      if (!SERVICES) return new Map(await Promise.all(ids.map(async (id) => [id, { status: (await d.job(id)).status, ...(await d.job(id)).result }] as [string, Body])));
+      if (!SERVICES) {
+        return new Map(await Promise.all(ids.map(async (id): Promise<[string, Body]> => {
+          const job = await d.job(id);
+          return [id, { ...job.result, job_status: job.status, error: job.error }];
+        })));
+      }
       const db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
       await db.connect();
       try {
@@ -249,7 +255,7 @@ describe('Self-hosted GPU routing', () => {
           const r = await db.query(`SELECT id, status, result FROM jobs WHERE id = ANY($1)`, [ids]);
           return r.rows.every((row) => ['completed', 'failed'].includes(row.status)) && r.rows.length === ids.length ? r.rows : undefined;
         }, 240_000, `${ids.length} jobs to finish`);
-        return new Map(rows.map((row) => [row.id, { status: row.status, ...row.result }]));
+        return new Map(rows.map((row) => [row.id, { ...row.result, job_status: row.status }]));
       } finally {
         await db.end();
       }
@@ -265,7 +271,7 @@ describe('Self-hosted GPU routing', () => {
       const reasons = jobs.map((j) => j.result.fallback_reason);
       expect(reasons.every((r) => r === 'endpoint_failed' || r === 'no_eligible_endpoint')).toBe(true);
       expect(reasons).toContain('no_eligible_endpoint');
-      for (const id of ids) expect(await d.ledgerOf(id)).toHaveLength(1);
+      for (const job of jobs) expect(await d.ledgerOf(job.content_id)).toHaveLength(1);
       const open = await d.endpoint(endpoint.id);
       expect(open).toMatchObject({ circuit: 'open', consecutive_failures: 3 });
       expect(open.circuit_retry_at).not.toBeNull();
@@ -291,7 +297,7 @@ describe('Self-hosted GPU routing', () => {
       // The budget (3 s here) bounds the whole self-hosted attempt; the cloud draw follows at once.
       expect(Date.now() - started).toBeLessThan(3000 + 10_000);
       await waitFor(async () => gpu.abortedRequests >= 1, 5_000, 'the hung request to be closed');
-      expect(await d.ledgerOf(id)).toHaveLength(1);
+      expect(await d.ledgerOf(job.content_id)).toHaveLength(1);
       gpu.mode = {};
     }, 60_000);
 
