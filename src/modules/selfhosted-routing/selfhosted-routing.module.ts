@@ -7,6 +7,7 @@ import { EndpointHealth } from './application/endpoint-health.js';
 import { EndpointSecrets } from './application/endpoint-secrets.js';
 import { GpuBackends } from './application/gpu-backends.js';
 import { RouterState } from './application/router-state.js';
+import { RoutingGauges } from './application/routing-gauges.js';
 import { RoutingDirectory } from './application/routing-directory.js';
 import { SelfHostedAdminService } from './application/selfhosted-admin.service.js';
 import { SelfHostedRouter } from './application/selfhosted-router.js';
@@ -34,6 +35,7 @@ export function routerStateFor(redis: RedisConnections, config: AppConfig): Rout
     EndpointHealth,
     SelfHostedAdminService,
     SelfHostedRouter,
+    RoutingGauges,
     { provide: RouterState, inject: [RedisConnections, AppConfig], useFactory: routerStateFor },
     { provide: GpuBackends, useFactory: () => new GpuBackends([new A1111Backend(), new ComfyUiBackend()]) },
   ],

@@ -3,12 +3,13 @@ import { AppConfig, type SelfHostedSettings } from '../../../config/index.js';
 import {
   CLOUD_ROUTE, ImageRouter, fitImage, promptWithLook, type GeneratedMedia, type ImageGenerator, type ImageRequest, type RoutedImages,
 } from '../../generation/index.js';
+import { Metrics } from '../../../platform/metrics/index.js';
 import type { CircuitState } from '../domain/circuit.js';
 import { currentHealth, rankEndpoints, takesSelfHosted, type Capability, type CloudReason, type EndpointState, type FallbackReason } from '../domain/routing-rules.js';
 import { countsAgainstEndpoint, describeFailure } from './failure-kinds.js';
 import { GpuBackends } from './gpu-backends.js';
 import type { GpuImageRequest, GpuTarget } from './ports/gpu-backend.js';
-import { RouterState, type Lease } from './router-state.js';
+import { RouterState, type Lease, type RoutedOutcome } from './router-state.js';
 import { RoutingDirectory, type DirectoryEntry } from './routing-directory.js';
 
 type Plan = { cloud: CloudReason } | { capability: Capability; entries: DirectoryEntry[] };
@@ -30,6 +31,7 @@ export class SelfHostedRouter extends ImageRouter {
     private readonly directory: RoutingDirectory,
     private readonly state: RouterState,
     private readonly backends: GpuBackends,
+    private readonly metrics: Metrics,
   ) {
     super();
     this.settings = config.selfHosted;
@@ -38,18 +40,25 @@ export class SelfHostedRouter extends ImageRouter {
   async generate(req: ImageRequest, fallback: ImageGenerator, signal?: AbortSignal): Promise<RoutedImages> {
     const plan = await this.plan(req);
     if ('cloud' in plan) {
-      await this.state.count({ route: 'cloud', fallback: null }, Date.now());
+      await this.record({ route: 'cloud', fallback: null }, plan.cloud);
       return { media: await fallback.generate(req, signal), route: CLOUD_ROUTE };
     }
     const attempt = await this.attempt(req, plan.capability, plan.entries, signal);
     if ('media' in attempt) {
-      await this.state.count({ route: 'selfhosted' }, Date.now());
+      await this.record({ route: 'selfhosted' }, null);
       return { media: attempt.media, route: { route: 'selfhosted', endpointId: attempt.endpointId, fallbackReason: null } };
     }
     signal?.throwIfAborted();
-    await this.state.count({ route: 'cloud', fallback: attempt.fallback }, Date.now());
+    await this.record({ route: 'cloud', fallback: attempt.fallback }, attempt.fallback);
     this.logger.log({ msg: 'image job falls back to the cloud path', job_id: req.jobId, reason: attempt.fallback });
     return { media: await fallback.generate(req, signal), route: { ...CLOUD_ROUTE, fallbackReason: attempt.fallback } };
+  }
+
+  /** The shared stats (the admin's GET) and this process's Prometheus counters. */
+  private async record(outcome: RoutedOutcome, reason: CloudReason | FallbackReason | null): Promise<void> {
+    this.metrics.routingDecision(outcome.route, reason);
+    if (outcome.route === 'cloud' && outcome.fallback) this.metrics.routingFallback(outcome.fallback);
+    await this.state.count(outcome, Date.now());
   }
 
   private async plan(req: ImageRequest): Promise<Plan> {
@@ -107,13 +116,14 @@ export class SelfHostedRouter extends ImageRouter {
     try {
       const media = await this.backends.for(target.kind).generate(target, req, bounded);
       if (media.length < req.count) throw new Error(`made ${media.length} of ${req.count} images`);
-      await this.state.succeeded(lease, Date.now() - started, Date.now());
+      this.metrics.circuitState(target.id, await this.state.succeeded(lease, Date.now() - started, Date.now()));
       return media;
     } catch (err) {
       const timedOut = budget.aborted;
       const counted = countsAgainstEndpoint(err, timedOut);
       const error = describeFailure(err, timedOut);
       const circuit: CircuitState = await this.state.failed(lease, error, counted, Date.now(), { threshold: this.settings.circuitThreshold, resetMs: this.settings.circuitResetMs });
+      this.metrics.circuitState(target.id, circuit);
       this.logger.warn({ msg: 'self-hosted attempt failed', job_id: jobId, endpoint_id: target.id, error, counted, circuit });
       return null;
     } finally {

@@ -1,5 +1,8 @@
-import type { EndpointKind } from '../application/ports/gpu-backend.js';
 import type { Capability } from './routing-rules.js';
+
+/** The self-hosted servers the adapters speak to: AUTOMATIC1111/Forge and ComfyUI. */
+export const ENDPOINT_KINDS = ['a1111', 'comfyui'] as const;
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
 
 export const ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];

@@ -1,7 +1,8 @@
 import type { GeneratedMedia } from '../../../generation/index.js';
 
-export const ENDPOINT_KINDS = ['a1111', 'comfyui'] as const;
-export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
+import type { EndpointKind } from '../../domain/endpoint.js';
+
+export { ENDPOINT_KINDS, type EndpointKind } from '../../domain/endpoint.js';
 
 /** One self-hosted endpoint as a backend sees it: where it is and how to authenticate. */
 export interface GpuTarget {
