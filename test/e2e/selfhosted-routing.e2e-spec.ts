@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import sharp from 'sharp';
+import { mediaBytes } from '../helpers/media.js';
 import { api, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { E2E_MODE } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
@@ -221,8 +223,10 @@ describe('Self-hosted GPU routing', () => {
       expect(gpu.requests.filter((r) => r.path === '/sdapi/v1/txt2img').every((r) => r.authorization === `Basic ${Buffer.from(API_KEY).toString('base64')}`)).toBe(true);
       // One ledger row per job: the charge taken when ordered, nothing more.
       expect(await d.ledgerOf(jobs[0].content_id)).toHaveLength(1);
+      // The item's image is the one the endpoint drew (the A1111 fake paints solid orange).
       const item = (await d.user().get(`/content/${jobs[0].content_id}`)).body.item;
-      expect(item.status).not.toBe('failed');
+      const { data } = await sharp(await mediaBytes(server, item.media[0].url)).raw().toBuffer({ resolveWithObject: true });
+      expect([...data.subarray(0, 3)]).toEqual([240, 140, 30]);
       const stats = (await d.overview()).stats;
       expect(stats.selfhosted).toBeGreaterThanOrEqual(10);
     });
@@ -261,25 +265,32 @@ describe('Self-hosted GPU routing', () => {
       }
     }
 
-    it('a dead endpoint: its circuit opens after 3 failures, every job completes on the cloud once charged, and one trial closes it when it is back', async () => {
+    it('killed mid-run: its circuit opens after 3 failures, every job completes on the cloud once charged, and one trial closes it when it is back', async () => {
       await d.route(true, 100);
       const port = Number(new URL(gpu.url).port);
+      gpu.mode = { slowMs: 100 };
+      gpu.resetStats();
+      // One job after another, so the endpoint is killed while it holds one.
+      const ordering = d.generate(character, 12, 1);
+      await waitFor(async () => gpu.generations >= 2 && gpu.held > 0, 20_000, 'the endpoint to be drawing');
       await gpu.stop();
-      const ids = await d.generate(character, 8, 1);
-      const jobs = await Promise.all(ids.map((id) => d.job(id)));
-      for (const job of jobs) expect(job).toMatchObject({ status: 'completed', result: { route: 'cloud' } });
-      const reasons = jobs.map((j) => j.result.fallback_reason);
-      expect(reasons.every((r) => r === 'endpoint_failed' || r === 'no_eligible_endpoint')).toBe(true);
-      expect(reasons).toContain('no_eligible_endpoint');
+      const jobs = await Promise.all((await ordering).map((id) => d.job(id)));
+      expect(jobs.filter((j) => j.status !== 'completed')).toEqual([]);
+      const fallbacks = jobs.filter((j) => j.result.route === 'cloud').map((j) => j.result.fallback_reason);
+      expect(fallbacks.length).toBeGreaterThan(0);
+      expect(fallbacks.every((r) => r === 'endpoint_failed' || r === 'no_eligible_endpoint')).toBe(true);
+      expect(fallbacks).toContain('no_eligible_endpoint');
       for (const job of jobs) expect(await d.ledgerOf(job.content_id)).toHaveLength(1);
       const open = await d.endpoint(endpoint.id);
       expect(open).toMatchObject({ circuit: 'open', consecutive_failures: 3 });
-      expect(open.circuit_retry_at).not.toBeNull();
       expect(Date.parse(open.circuit_retry_at) - Date.parse(open.circuit_opened_at)).toBe(1500);
 
+      gpu.mode = {};
       await gpu.start(port);
       gpu.resetStats();
-      // Before the reset window ends nothing is tried there; after it, the next job is the trial.
+      // Until the reset window ends nothing is tried there; after it, the next job is the trial.
+      const [early] = await d.generate(character, 1);
+      if (Date.now() < Date.parse(open.circuit_retry_at) - 200) expect((await d.job(early)).result.fallback_reason).toBe('no_eligible_endpoint');
       await waitFor(async () => Date.now() >= Date.parse(open.circuit_retry_at), 5_000, 'the reset window');
       const [trial] = await d.generate(character, 1);
       expect((await d.job(trial)).result).toMatchObject({ route: 'selfhosted', endpoint_id: endpoint.id });
