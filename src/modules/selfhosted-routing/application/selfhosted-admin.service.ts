@@ -2,26 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
-import type { Endpoint, EndpointStatus, RoutingSettings } from '../domain/endpoint.js';
-import type { Capability } from '../domain/routing-rules.js';
+import type { Endpoint, EndpointKind, RoutingSettings } from '../domain/endpoint.js';
 import { SelfHostedRepository, type EndpointChanges } from '../infrastructure/selfhosted.repository.js';
 import { endpointUrlRefusal, normaliseEndpointUrl } from './endpoint-address.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
-import type { EndpointKind } from './ports/gpu-backend.js';
 import { RouterState, type EndpointRuntime, type RoutingStats } from './router-state.js';
 import { RoutingDirectory } from './routing-directory.js';
 
-export interface EndpointInput {
-  name: string;
-  url: string;
-  kind: EndpointKind;
-  status: EndpointStatus;
-  maxConcurrency: number;
-  capabilities: Capability[];
-  apiKey: string | null;
-  workflow: Record<string, unknown> | null;
-}
+/** A new endpoint as the admin gives it: the key in clear, sealed before it is stored. */
+export type EndpointInput = Pick<Endpoint, 'name' | 'url' | 'kind' | 'status' | 'maxConcurrency' | 'capabilities' | 'workflow'> & { apiKey: string | null };
 
 /** A change: absent fields stay; `apiKey`/`workflow` null clears them. */
 export type EndpointPatch = Partial<EndpointInput>;

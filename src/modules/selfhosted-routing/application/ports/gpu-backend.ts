@@ -1,4 +1,4 @@
-import type { GeneratedMedia } from '../../../generation/index.js';
+import type { GeneratedMedia, ImageRequest } from '../../../generation/index.js';
 
 import type { EndpointKind } from '../../domain/endpoint.js';
 
@@ -19,19 +19,12 @@ export interface GpuTarget {
   workflow: Record<string, unknown> | null;
 }
 
-/** What a self-hosted backend draws: the cloud request without the parts only the cloud understands. */
-export interface GpuImageRequest {
-  prompt: string;
-  negativePrompt?: string;
-  width: number;
-  height: number;
-  count: number;
-  seed?: number;
-  /** Image-to-image from these bytes, else text-to-image. */
-  initImage?: { bytes: Buffer; contentType: string };
-  /** Denoising strength of image-to-image, 0-1. */
-  strength?: number;
-}
+/**
+ * What a self-hosted backend draws: the cloud request without the parts only the cloud
+ * understands (the character brief, already written into the prompt; the LoRA). `initImage`, when
+ * given, is already fitted to the size; `strength` is the denoising of image-to-image, 0-1.
+ */
+export type GpuImageRequest = Pick<ImageRequest, 'prompt' | 'negativePrompt' | 'width' | 'height' | 'count' | 'seed' | 'initImage' | 'strength'>;
 
 /**
  * A self-hosted image server's protocol (AUTOMATIC1111/Forge, ComfyUI). Failures are
