@@ -16,6 +16,7 @@ import { RealtimeModule } from './platform/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
 import { StorageModule } from './platform/storage/storage.module.js';
 import { AdminModule } from './modules/admin/admin.module.js';
+import { AuditModule } from './modules/audit/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BillingModule } from './modules/billing/billing.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         OutboundModule,
         IdempotencyModule,
         HealthModule,
+        AuditModule,
         AuthModule,
         ApiKeysModule,
         BillingModule,

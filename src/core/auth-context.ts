@@ -10,7 +10,25 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The platform role: `admin` runs the service (admin routes), every other account is a `user`. */
 export type Role = 'user' | 'admin';
+
+/**
+ * A member's role in one workspace (contract §14), lowest first: viewer reads; editor creates,
+ * generates, moderates, schedules and publishes; admin also manages integrations, API keys, the
+ * marketplace and branding; owner also members, plan and deletion.
+ */
+export const WORKSPACE_ROLES = ['viewer', 'editor', 'admin', 'owner'] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+export function roleAtLeast(held: WorkspaceRole, needed: WorkspaceRole): boolean {
+  return WORKSPACE_ROLES.indexOf(held) >= WORKSPACE_ROLES.indexOf(needed);
+}
+
+/** An API key acts with the role of the member who made it, never above admin. */
+export function apiKeyRole(memberRole: WorkspaceRole): WorkspaceRole {
+  return roleAtLeast(memberRole, 'admin') ? 'admin' : memberRole;
+}
 
 /** Who is calling: resolved once per request by the global guard. */
 export interface Caller {
@@ -18,6 +36,8 @@ export interface Caller {
   userId: string;
   workspaceId: string;
   role: Role;
+  /** The caller's role in `workspaceId` (an API key's: its maker's, capped at admin). */
+  workspaceRole: WorkspaceRole;
   plan: Plan;
   scopes: readonly Scope[];
   sessionId?: string;

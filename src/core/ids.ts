@@ -3,7 +3,7 @@ import { randomFillSync } from 'node:crypto';
 /** Every id prefix the service hands out (contract §1). */
 export const ID_PREFIXES = [
   'user', 'ws', 'char', 'ref', 'cnt', 'job', 'sch', 'mkt', 'pur', 'rev', 'key', 'int',
-  'lora', 'limg', 'voice', 'aud', 'th', 'mt', 'ep', 'led', 'ses', 'req', 'rtk',
+  'lora', 'limg', 'voice', 'aud', 'th', 'mt', 'ep', 'led', 'ses', 'req', 'rtk', 'inv', 'log',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
-import type { Caller, Plan, Role, Scope } from '../../core/index.js';
+import type { Caller, Plan, Role, Scope, WorkspaceRole } from '../../core/index.js';
+import { ApiErrors } from '../http/api-docs.js';
 
 export const ACCESS_KEY = 'ps:access';
 
@@ -22,6 +23,19 @@ export function Access(rule: AccessRule): MethodDecorator & ClassDecorator {
 export const Open = (opts: { authLimit?: boolean } = {}) => Access({ surface: 'open', ...opts });
 export const Product = (opts: { plans?: Plan[]; roles?: Role[] } = {}) => Access({ surface: 'product', ...opts });
 export const PublicApi = (...scopes: Scope[]) => Access({ surface: 'public', scopes });
+
+export const MIN_ROLE_KEY = 'ps:min-role';
+
+/**
+ * The lowest workspace role that may call a route (contract §14): viewer reads, editor works on
+ * content, admin manages integrations, keys, the marketplace and branding, owner members and plan.
+ * On a controller it covers every route the controller has; on a route it overrides the
+ * controller's. Every product and public route must have one (the route audit refuses to boot
+ * otherwise), except platform-admin routes, which no workspace role opens.
+ */
+export function MinRole(role: WorkspaceRole): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(MIN_ROLE_KEY, role), ApiErrors('insufficient_role'));
+}
 
 /** The authenticated caller of this request. */
 export const CurrentCaller = createParamDecorator((_data: unknown, ctx: ExecutionContext): Caller => {

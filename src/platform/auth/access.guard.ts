@@ -2,10 +2,10 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { AppError, isGranted, PLAN_LIMITS, type Caller } from '../../core/index.js';
+import { AppError, isGranted, PLAN_LIMITS, roleAtLeast, type Caller, type WorkspaceRole } from '../../core/index.js';
 import type { RateLimitedRequest } from '../rate-limit/index.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
-import { ACCESS_KEY, type AccessRule } from './access.decorator.js';
+import { ACCESS_KEY, MIN_ROLE_KEY, type AccessRule } from './access.decorator.js';
 import { API_KEY_STRATEGY, bearerTokenOf, credentialRequest, isApiKeyToken, SESSION_STRATEGY, type Authenticated, type CredentialRequest } from './authenticators.js';
 
 type AccessRequest = Request & RateLimitedRequest;
@@ -39,6 +39,10 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     await super.canActivate(ctx);
     await this.rateLimit.canActivate(ctx);
     const caller = ctx.switchToHttp().getRequest<AccessRequest>().caller!;
+    const minRole = this.reflector.getAllAndOverride<WorkspaceRole | undefined>(MIN_ROLE_KEY, [ctx.getHandler(), ctx.getClass()]);
+    if (minRole && !roleAtLeast(caller.workspaceRole, minRole)) {
+      throw new AppError('insufficient_role', `This needs the ${minRole} role in the workspace; yours is ${caller.workspaceRole}.`, { required: minRole });
+    }
 
     if (rule.surface === 'product') {
       if (rule.roles && !rule.roles.includes(caller.role)) {

@@ -1,11 +1,12 @@
 import type { ErrorTable } from '../../core/errors.js';
 
-/** Error codes only the access guard throws: a route's declared surface, plans or scopes refuse the caller (contract §2). */
+/** Error codes only the access guard throws: a route's declared surface, plans, workspace role or scopes refuse the caller (contract §2). */
 export const ACCESS_ERRORS = {
   session_required: 401,
   api_key_required: 401,
   plan_required: 403,
   insufficient_scope: 403,
+  insufficient_role: 403,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError, type Caller } from '../../core/index.js';
-import { CurrentCaller, Product } from '../auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../auth/index.js';
 import { ApiErrors, IdParam } from '../http/index.js';
 import { toJobBody, type JobBody } from './job-body.js';
 import { JobsService } from './jobs.service.js';
@@ -13,6 +13,7 @@ export class JobsController {
 
   @Get(':id')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'A job of the caller’s workspace: status, progress, result or error.' })
   @ApiOkResponse({ description: '{job}' })
   @ApiErrors('unauthorized', 'session_required', 'not_found')

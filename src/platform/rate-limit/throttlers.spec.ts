@@ -26,7 +26,7 @@ function setup(env: Record<string, string> = {}) {
 }
 
 function caller(plan: Plan, workspaceId = newId('ws')): Caller {
-  return { kind: 'session', userId: newId('user'), workspaceId, role: 'user', plan, scopes: [] };
+  return { kind: 'session', userId: newId('user'), workspaceId, role: 'user', workspaceRole: 'owner', plan, scopes: [] };
 }
 
 function contextOf(req: RateLimitedRequest, handler: keyof Routes = 'me') {

@@ -3,7 +3,7 @@ import type { Caller, Plan, Scope } from '../../core/index.js';
 import { socketAccess } from './event-access.js';
 
 const key = (scopes: Scope[], plan: Plan = 'agency'): Caller => ({
-  kind: 'api_key', userId: 'user_A', workspaceId: 'ws_A', role: 'user', plan, scopes, apiKeyId: 'key_A',
+  kind: 'api_key', userId: 'user_A', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan, scopes, apiKeyId: 'key_A',
 });
 const events = (caller: Caller) => {
   const access = socketAccess(caller);
@@ -12,7 +12,7 @@ const events = (caller: Caller) => {
 
 describe('socketAccess: the events a socket may receive', () => {
   it('gives a session every event of its workspace, whatever its plan', () => {
-    const session: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', plan: 'starter', scopes: [], sessionId: 'ses_A' };
+    const session: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan: 'starter', scopes: [], sessionId: 'ses_A' };
     expect(events(session)).toEqual(['content.updated', 'job.completed', 'job.failed', 'job.progress', 'post.updated']);
   });
 

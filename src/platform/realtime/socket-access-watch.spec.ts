@@ -18,7 +18,7 @@ class FakeSession {
   }
 }
 
-const callerOf = (workspaceId: string): Caller => ({ kind: 'api_key', userId: 'user_1', workspaceId, role: 'user', plan: 'agency', scopes: ['content:read'] });
+const callerOf = (workspaceId: string): Caller => ({ kind: 'api_key', userId: 'user_1', workspaceId, role: 'user', workspaceRole: 'owner', plan: 'agency', scopes: ['content:read'] });
 const jwtExpiringAt = (expSeconds: number) =>
   `h.${Buffer.from(JSON.stringify({ sub: 'user_1', exp: expSeconds })).toString('base64url')}.sig`;
 

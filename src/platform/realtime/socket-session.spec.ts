@@ -29,8 +29,8 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-const alice: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', plan: 'starter', scopes: [] };
-const readKey: Caller = { kind: 'api_key', userId: 'user_K', workspaceId: 'ws_A', role: 'user', plan: 'agency', scopes: ['content:read'], apiKeyId: 'key_R' };
+const alice: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan: 'starter', scopes: [] };
+const readKey: Caller = { kind: 'api_key', userId: 'user_K', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan: 'agency', scopes: ['content:read'], apiKeyId: 'key_R' };
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('SocketSession', () => {

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { ApiKeysService } from '../application/api-keys.service.js';
 import { ApiKeyCreatedBody, ApiKeyListBody, toApiKeyBody, toApiKeyCreatedBody } from './dto/api-key.body.js';
@@ -15,6 +15,7 @@ export class ApiKeysController {
 
   @Post()
   @Product({ plans: ['agency'] })
+  @MinRole('admin')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key. The secret `key` is shown in this answer only.' })
   @ApiCreatedResponse({ type: ApiKeyCreatedBody })
@@ -30,6 +31,7 @@ export class ApiKeysController {
 
   @Get()
   @Product()
+  @MinRole('admin')
   @ApiOperation({ summary: "The workspace's keys that still work, newest first. Never the secret." })
   @ApiOkResponse({ type: ApiKeyListBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
@@ -40,6 +42,7 @@ export class ApiKeysController {
 
   @Delete(':id')
   @Product()
+  @MinRole('admin')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke a key. It stops working at once.' })
   @ApiNoContentResponse({ description: 'Revoked.' })

@@ -29,7 +29,7 @@ function setup(lastUsedAt: Date | null = null) {
     scopes: ['credits:read'],
     lastUsedAt,
     plan: 'agency',
-    role: 'user',
+    role: 'user', memberRole: 'owner',
   });
   return { keys, secret, auth: new DatabaseApiKeyAuthenticator(keys as unknown as ApiKeysRepository) };
 }
@@ -43,7 +43,7 @@ describe('DatabaseApiKeyAuthenticator', () => {
       kind: 'api_key',
       userId: 'user_1',
       workspaceId: 'ws_1',
-      role: 'user',
+      role: 'user', memberRole: 'owner',
       plan: 'agency',
       scopes: ['credits:read'],
       apiKeyId: 'key_1',

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Caller, Scope } from '../../../core/index.js';
+import { apiKeyRole, type Caller, type Scope } from '../../../core/index.js';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key-secret.js';
 import { LAST_USED_RESOLUTION_MS, needsUsageTouch } from '../domain/api-key-rules.js';
 import { ApiKeysRepository, type KeyHolder } from '../infrastructure/api-keys.repository.js';
@@ -31,6 +31,7 @@ export class DatabaseApiKeyAuthenticator {
       userId: holder.userId,
       workspaceId: holder.workspaceId,
       role: holder.role,
+      workspaceRole: apiKeyRole(holder.memberRole),
       plan: holder.plan,
       scopes: holder.scopes as Scope[],
       apiKeyId: holder.keyId,

@@ -8,7 +8,7 @@ import { ApiKeyStrategy } from './api-key-strategy.js';
 
 function setup() {
   const { secret, hash } = issueApiKeySecret();
-  const holder: KeyHolder = { keyId: 'key_1', workspaceId: 'ws_1', userId: 'user_1', scopes: ['credits:read'], lastUsedAt: new Date(), plan: 'agency', role: 'user' };
+  const holder: KeyHolder = { keyId: 'key_1', workspaceId: 'ws_1', userId: 'user_1', scopes: ['credits:read'], lastUsedAt: new Date(), plan: 'agency', role: 'user', memberRole: 'owner' };
   const keys = { lookups: 0, findHolderByHash: async (h: string) => ((keys.lookups += 1), h === hash ? holder : null) };
   // Constructing the strategy registers it with passport under its name, as the module does at boot.
   new ApiKeyStrategy(new DatabaseApiKeyAuthenticator(keys as unknown as ApiKeysRepository));

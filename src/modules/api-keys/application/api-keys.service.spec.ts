@@ -21,7 +21,7 @@ class FakeKeys {
   }
 }
 
-const caller: Caller = { kind: 'session', userId: 'user_1', workspaceId: 'ws_1', role: 'user', plan: 'agency', scopes: [] };
+const caller: Caller = { kind: 'session', userId: 'user_1', workspaceId: 'ws_1', role: 'user', workspaceRole: 'owner', plan: 'agency', scopes: [] };
 
 /** The access stamp moves the service asks for, by workspace. */
 class FakeLimiter {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
-import type { Plan, Role } from '../../../core/index.js';
+import type { Plan, Role, WorkspaceRole } from '../../../core/index.js';
 import { PreparedReads } from '../../../platform/database/index.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
@@ -14,6 +14,8 @@ export interface KeyHolder {
   lastUsedAt: Date | null;
   plan: Plan;
   role: Role;
+  /** The creator's role in the key's workspace now. */
+  memberRole: WorkspaceRole;
 }
 
 interface KeyHolderRow {
@@ -24,14 +26,17 @@ interface KeyHolderRow {
   last_used_at: Date | null;
   plan: Plan;
   role: Role;
+  member_role: WorkspaceRole;
 }
 
-// One indexed lookup (api_keys_hash_uq) joined to the plan and the creator; hot on every public request.
+// One indexed lookup (api_keys_hash_uq) joined to the plan, the creator and the creator's membership;
+// hot on every public request. A key whose creator left the workspace finds no membership: it stops.
 const HOLDER_BY_HASH = `
-  SELECT k.id, k.workspace_id, k.user_id, k.scopes, k.last_used_at, w.plan, u.role
+  SELECT k.id, k.workspace_id, k.user_id, k.scopes, k.last_used_at, w.plan, u.role, m.role AS member_role
   FROM api_keys k
   JOIN workspaces w ON w.id = k.workspace_id
   JOIN users u ON u.id = k.user_id
+  JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
   WHERE k.key_hash = $1
     AND k.revoked_at IS NULL
     AND (k.expires_at IS NULL OR k.expires_at > now())
@@ -83,6 +88,7 @@ export class ApiKeysRepository {
       lastUsedAt: row.last_used_at,
       plan: row.plan,
       role: row.role,
+      memberRole: row.member_role,
     };
   }
 

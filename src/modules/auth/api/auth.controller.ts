@@ -2,13 +2,13 @@ import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Open, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuthService } from '../application/auth.service.js';
 import type { ClientInfo } from '../application/sessions.service.js';
-import { MeView, SignedInView, signedInBody, userBody, workspaceBody } from './dto/account.views.js';
-import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from './dto/auth.dto.js';
+import { MeView, membershipBody, SignedInView, signedInBody, SwitchedView, userBody, workspaceBody } from './dto/account.views.js';
+import { LoginDto, LogoutDto, RefreshDto, RegisterDto, SwitchWorkspaceDto } from './dto/auth.dto.js';
 
 function clientOf(req: Request): ClientInfo {
   return { ip: req.ip, userAgent: req.header('user-agent') };
@@ -62,16 +62,31 @@ export class AuthController {
 
   @Get('me')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The signed-in user and their workspace.' })
   @ApiOkResponse({ type: MeView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async me(@CurrentCaller() caller: Caller) {
-    const { user, workspace } = await this.auth.me(caller);
-    return { user: userBody(user), workspace: workspaceBody(workspace) };
+    const { account, role, memberships } = await this.auth.me(caller);
+    return { user: userBody(account.user), workspace: workspaceBody(account.workspace), workspace_role: role, workspaces: memberships.map(membershipBody) };
+  }
+
+  @Post('switch-workspace')
+  @Product()
+  @MinRole('viewer')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'A new token pair for another workspace you belong to (a session there; this one goes on).' })
+  @ApiOkResponse({ type: SwitchedView })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async switchWorkspace(@CurrentCaller() caller: Caller, @Body() dto: SwitchWorkspaceDto, @Req() req: Request) {
+    const switched = await this.auth.switchWorkspace(caller, dto.workspace_id, clientOf(req));
+    return { ...signedInBody(switched), workspace: membershipBody(switched.workspace) };
   }
 
   @Post('logout')
   @Product()
+  @MinRole('viewer')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the session: its access and refresh tokens stop working at once.' })
   @ApiNoContentResponse({ description: 'Signed out.' })

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId, type Caller } from '../../../core/index.js';
+import { AppError, newId, type Caller, type WorkspaceRole } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { BillingFacade } from '../../billing/index.js';
-import { workspaceNameFor, type Account, type User } from '../domain/accounts.js';
+import { workspaceNameFor, type Account, type Membership, type User } from '../domain/accounts.js';
 import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
 import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
@@ -24,6 +24,13 @@ export interface Registration {
 
 export interface SignedIn extends TokenPair {
   user: User;
+}
+
+/** The caller's account in the workspace of its token, its role there, and every workspace it belongs to. */
+export interface Me {
+  account: Account;
+  role: WorkspaceRole;
+  memberships: Membership[];
 }
 
 const invalidCredentials = () => new AppError('invalid_credentials', 'The email or password is not correct.');
@@ -134,9 +141,22 @@ export class AuthService {
    * The caller's user and workspace as they are now (the balance moves with every order): what the
    * session check read for this request, or, when it reused an earlier check, the session read again.
    */
-  async me(caller: Caller): Promise<Account> {
+  async me(caller: Caller): Promise<Me> {
     const account = this.authenticator.accountOf(caller) ?? (caller.sessionId && (await this.sessions.findLive(caller.sessionId, caller.userId))?.account);
     if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
-    return account;
+    return { account, role: caller.workspaceRole, memberships: await this.accounts.listMemberships(caller.userId) };
+  }
+
+  /**
+   * A token pair for another workspace the caller belongs to: a new session there (the current one
+   * goes on, so two tabs may work in two workspaces). Not a member: the same 404 as no such workspace.
+   */
+  async switchWorkspace(caller: Caller, workspaceId: string, client: ClientInfo): Promise<SignedIn & { workspace: Membership }> {
+    const membership = (await this.accounts.listMemberships(caller.userId)).find((m) => m.workspace.id === workspaceId);
+    if (!membership) throw new AppError('not_found', 'No such workspace.');
+    const account = await this.accounts.findUserWithWorkspace(caller.userId);
+    if (!account) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
+    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, { userId: caller.userId, workspaceId }, client));
+    return { user: account.user, ...tokens, workspace: membership };
   }
 }

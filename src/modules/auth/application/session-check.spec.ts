@@ -27,6 +27,7 @@ class FakeSessions {
     const createdAt = new Date(0);
     return {
       expiresAt: this.expiresAt,
+      memberRole: 'owner',
       account: {
         user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
         workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },

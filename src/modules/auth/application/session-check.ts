@@ -94,12 +94,13 @@ export class SessionCheck {
     return { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
   }
 
-  private callerOf({ account }: LiveSession, sessionId: string): Caller {
+  private callerOf({ account, memberRole }: LiveSession, sessionId: string): Caller {
     const caller: Caller = {
       kind: 'session',
       userId: account.user.id,
       workspaceId: account.workspace.id,
       role: account.user.role,
+      workspaceRole: memberRole,
       plan: account.workspace.plan,
       scopes: SCOPES,
       sessionId,

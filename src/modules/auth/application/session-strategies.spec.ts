@@ -25,6 +25,7 @@ class FakeSessions {
     const createdAt = new Date(0);
     return {
       expiresAt: new Date(Date.now() + 86_400_000),
+      memberRole: 'owner',
       account: {
         user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
         workspace: { id: workspaceId, name: 'W', plan: 'starter', creditsBalance: 0, createdAt },

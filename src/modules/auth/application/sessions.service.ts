@@ -33,6 +33,7 @@ export class SessionsService {
     await this.sessions.createSession(tx, {
       id: sessionId,
       userId: subject.userId,
+      workspaceId: subject.workspaceId,
       expiresAt: this.refreshExpiry(),
       userAgent: client.userAgent?.slice(0, 512),
       ip: client.ip,

@@ -1,4 +1,4 @@
-import type { Plan, Role } from '../../../core/index.js';
+import type { Plan, Role, WorkspaceRole } from '../../../core/index.js';
 
 export type UserStatus = 'active' | 'disabled';
 
@@ -25,6 +25,13 @@ export interface Workspace {
 /** A workspace as the admin search shows it: with the email of its first user. */
 export interface WorkspaceWithOwner extends Workspace {
   ownerEmail: string | null;
+}
+
+/** A workspace a user belongs to, and the user's role there. */
+export interface Membership {
+  workspace: Workspace;
+  role: WorkspaceRole;
+  joinedAt: Date;
 }
 
 /** A user with the workspace it belongs to. */

@@ -22,8 +22,9 @@ export interface WorkspaceRow {
   created_at: Date;
 }
 
-/** A user joined with its workspace; the workspace columns carry a `ws_` prefix. */
+/** A user joined with a workspace (its home one, or a session's); the workspace columns carry a `ws_` prefix. */
 export interface AccountRow extends UserRow {
+  ws_id: string;
   ws_name: string;
   ws_plan: Plan;
   ws_credits_balance: number;
@@ -32,7 +33,7 @@ export interface AccountRow extends UserRow {
 
 export const USER_COLUMNS = 'u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step, u.created_at';
 export const WORKSPACE_COLUMNS = 'w.id, w.name, w.plan, w.credits_balance, w.created_at';
-export const ACCOUNT_COLUMNS = `${USER_COLUMNS}, w.name AS ws_name, w.plan AS ws_plan,
+export const ACCOUNT_COLUMNS = `${USER_COLUMNS}, w.id AS ws_id, w.name AS ws_name, w.plan AS ws_plan,
   w.credits_balance AS ws_credits_balance, w.created_at AS ws_created_at`;
 
 export function toUser(r: UserRow): User {
@@ -56,6 +57,6 @@ export function toWorkspace(r: WorkspaceRow): Workspace {
 export function toAccount(r: AccountRow): Account {
   return {
     user: toUser(r),
-    workspace: toWorkspace({ id: r.workspace_id, name: r.ws_name, plan: r.ws_plan, credits_balance: r.ws_credits_balance, created_at: r.ws_created_at }),
+    workspace: toWorkspace({ id: r.ws_id, name: r.ws_name, plan: r.ws_plan, credits_balance: r.ws_credits_balance, created_at: r.ws_created_at }),
   };
 }

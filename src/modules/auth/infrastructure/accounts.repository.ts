@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { offsetOf, type Page, type PageRequest, type Plan, type Role } from '../../../core/index.js';
+import { offsetOf, type Page, type PageRequest, type Plan, type Role, type WorkspaceRole } from '../../../core/index.js';
 import { changedRows, type Tx } from '../../../platform/database/index.js';
-import type { Account, User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
+import type { Account, Membership, User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
 import {
   ACCOUNT_COLUMNS,
   toAccount,
@@ -35,12 +35,18 @@ export class AccountsRepository {
     await tx.query('INSERT INTO workspaces (id, name, plan) VALUES ($1, $2, $3)', [ws.id, ws.name, ws.plan]);
   }
 
-  /** Throws the unique violation of users_email_lower_uq for an email already in use, in any case. */
+  /**
+   * A user, owner of its home workspace (its membership made in the same statement). Throws the
+   * unique violation of users_email_lower_uq for an email already in use, in any case.
+   */
   async insertUser(tx: Tx, u: NewUser): Promise<User> {
     const rows: UserRow[] = await tx.query(
-      `INSERT INTO users AS u (id, workspace_id, email, password_hash, display_name, role, locale)
-       VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, 'en'))
-       RETURNING ${USER_COLUMNS}`,
+      `WITH created AS (
+         INSERT INTO users AS u (id, workspace_id, email, password_hash, display_name, role, locale)
+         VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, 'en'))
+         RETURNING ${USER_COLUMNS}),
+       owner AS (INSERT INTO memberships (workspace_id, user_id, role) SELECT workspace_id, id, 'owner' FROM created)
+       SELECT * FROM created`,
       [u.id, u.workspaceId, u.email, u.passwordHash, u.displayName, u.role, u.locale ?? null],
     );
     return toUser(rows[0]);
@@ -60,6 +66,22 @@ export class AccountsRepository {
       [userId],
     );
     return rows[0] ? toAccount(rows[0]) : null;
+  }
+
+  /** Every workspace the user belongs to, the oldest membership (its own workspace) first. */
+  async listMemberships(userId: string): Promise<Membership[]> {
+    const rows: Array<WorkspaceRow & { member_role: WorkspaceRole; joined_at: Date }> = await this.ds.query(
+      `SELECT ${WORKSPACE_COLUMNS}, m.role AS member_role, m.created_at AS joined_at
+       FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+       WHERE m.user_id = $1 ORDER BY m.created_at, w.id`,
+      [userId],
+    );
+    return rows.map((r) => ({ workspace: toWorkspace(r), role: r.member_role, joinedAt: r.joined_at }));
+  }
+
+  async findMemberRole(tx: Tx, userId: string, workspaceId: string): Promise<WorkspaceRole | null> {
+    const rows: Array<{ role: WorkspaceRole }> = await tx.query('SELECT role FROM memberships WHERE user_id = $1 AND workspace_id = $2', [userId, workspaceId]);
+    return rows[0]?.role ?? null;
   }
 
   async setRole(tx: Tx, userId: string, role: Role): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PreparedReads, type Tx } from '../../../platform/database/index.js';
+import type { WorkspaceRole } from '../../../core/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
 import type { Account } from '../domain/accounts.js';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './account-rows.js';
@@ -13,9 +14,10 @@ export interface StoredRefreshToken extends RefreshTokenState {
   workspaceId: string;
 }
 
-/** A live session's account, and when the session ends unless refreshed. */
+/** A live session's account (its workspace is the session's), the member's role there, and when the session ends unless refreshed. */
 export interface LiveSession {
   account: Account;
+  memberRole: WorkspaceRole;
   expiresAt: Date;
 }
 
@@ -27,10 +29,11 @@ export class SessionsRepository {
     private readonly hot: PreparedReads,
   ) {}
 
-  async createSession(tx: Tx, s: { id: string; userId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {
-    await tx.query('INSERT INTO sessions (id, user_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5)', [
+  async createSession(tx: Tx, s: { id: string; userId: string; workspaceId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {
+    await tx.query('INSERT INTO sessions (id, user_id, workspace_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5, $6)', [
       s.id,
       s.userId,
+      s.workspaceId,
       s.expiresAt,
       s.userAgent ?? null,
       s.ip ?? null,
@@ -52,16 +55,19 @@ export class SessionsRepository {
    * (not revoked, not expired, user active) and reads the user and workspace it belongs to.
    */
   async findLive(sessionId: string, userId: string): Promise<LiveSession | null> {
-    const rows = await this.hot.rows<AccountRow & { session_expires_at: Date }>(
-      'auth_live_session_account',
-      `SELECT ${ACCOUNT_COLUMNS}, s.expires_at AS session_expires_at
+    // The membership is joined, not looked up: a member removed from the workspace has no live session there.
+    const rows = await this.hot.rows<AccountRow & { session_expires_at: Date; member_role: WorkspaceRole }>(
+      'auth_live_session_member',
+      `SELECT ${ACCOUNT_COLUMNS}, s.expires_at AS session_expires_at, m.role AS member_role
        FROM sessions s
        JOIN users u ON u.id = s.user_id
-       JOIN workspaces w ON w.id = u.workspace_id
+       JOIN memberships m ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id
+       JOIN workspaces w ON w.id = s.workspace_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
       [sessionId, userId],
     );
-    return rows[0] ? { account: toAccount(rows[0]), expiresAt: rows[0].session_expires_at } : null;
+    const r = rows[0];
+    return r ? { account: toAccount(r), memberRole: r.member_role, expiresAt: r.session_expires_at } : null;
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {
@@ -76,9 +82,9 @@ export class SessionsRepository {
       session_expires_at: Date;
       user_active: boolean;
     }> = await this.ds.query(
-      `SELECT t.id, t.session_id, s.user_id, u.workspace_id, t.expires_at, t.rotated_at,
+      `SELECT t.id, t.session_id, s.user_id, s.workspace_id, t.expires_at, t.rotated_at,
               s.revoked_at AS session_revoked_at, s.expires_at AS session_expires_at,
-              u.status = 'active' AS user_active
+              u.status = 'active' AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = s.workspace_id AND m.user_id = s.user_id) AS user_active
        FROM refresh_tokens t
        JOIN sessions s ON s.id = t.session_id
        JOIN users u ON u.id = s.user_id

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
+import { CurrentCaller, PublicApi, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { CreditsView } from './dto/ledger-entry.view.js';
 import { BillingService } from '../application/billing.service.js';
@@ -13,6 +13,7 @@ export class BillingPublicController {
 
   @Get('credits')
   @PublicApi('credits:read')
+  @MinRole('viewer')
   @ApiOperation({ summary: "Credit check for an API key's workspace." })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'rate_limited')
   @ApiOkResponse({ type: CreditsView })

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageBody, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
 import { BillingService } from '../application/billing.service.js';
 import { CreditsView, LedgerPageView, ledgerEntryBody } from './dto/ledger-entry.view.js';
@@ -14,6 +14,7 @@ export class BillingController {
 
   @Get('credits')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: "The workspace's credit balance, plan and character limit." })
   @ApiOkResponse({ type: CreditsView })
   async credits(@CurrentCaller() caller: Caller) {
@@ -23,6 +24,7 @@ export class BillingController {
 
   @Get('ledger')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The append-only credit ledger, newest first.' })
   @ApiOkResponse({ type: LedgerPageView })
   async ledger(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {

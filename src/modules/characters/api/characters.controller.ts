@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
@@ -21,6 +21,7 @@ export class CharactersController {
 
   @Post()
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Create a character.' })
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'character_limit_reached')
@@ -31,6 +32,7 @@ export class CharactersController {
 
   @Get()
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'List characters, newest first.' })
   @ApiOkResponse({ type: CharacterListBody })
   @ApiErrors('unauthorized')
@@ -41,6 +43,7 @@ export class CharactersController {
 
   @Get(':id')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One character.' })
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
@@ -50,6 +53,7 @@ export class CharactersController {
 
   @Patch(':id')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Update a character: any create field, plus timezone. Sections merge key by key.' })
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
@@ -60,6 +64,7 @@ export class CharactersController {
   @Post(':id/default')
   @HttpCode(200)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Make this the default character; the previous default is unset.' })
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
@@ -69,6 +74,7 @@ export class CharactersController {
 
   @Post(':id/duplicate')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Duplicate as "<name> (copy)": counters reset, no LoRA, reference images copied.' })
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found', 'character_limit_reached')
@@ -79,6 +85,7 @@ export class CharactersController {
   @Delete(':id')
   @HttpCode(204)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Delete a character and its reference images.' })
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'not_found')

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
+import { CurrentCaller, PublicApi, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
@@ -19,6 +19,7 @@ export class PublicCharactersController {
 
   @Post()
   @PublicApi('characters:write')
+  @MinRole('editor')
   @ApiOperation({ summary: 'Create a character (as POST /characters).' })
   @ApiCreatedResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'character_limit_reached')
@@ -29,6 +30,7 @@ export class PublicCharactersController {
 
   @Get()
   @PublicApi('characters:read')
+  @MinRole('viewer')
   @ApiOperation({ summary: 'List characters (as GET /characters).' })
   @ApiOkResponse({ type: CharacterListBody })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope')

@@ -2,7 +2,7 @@ import { Body, Controller, Param, Post, UploadedFiles, UseInterceptors } from '@
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
@@ -28,6 +28,7 @@ export class ReferenceImagesController {
 
   @Post(':id/reference-images')
   @Product()
+  @MinRole('editor')
   @UseInterceptors(AnyFilesInterceptor({ limits: { fileSize: MAX_REFERENCE_IMAGE_BYTES, files: 1, fields: 4, fieldSize: 1024, parts: 5 } }))
   @ApiOperation({ summary: 'Upload a reference image (JPEG, PNG or WebP, at most 10 MiB); the face embedding is recomputed.' })
   @ApiConsumes('multipart/form-data')

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
@@ -25,6 +25,7 @@ export class CharacterContentController {
 
   @Get('queue')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s content queue (as GET /content/queue?character_id=).' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -34,6 +35,7 @@ export class CharacterContentController {
 
   @Get('calendar')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s calendar, in its time zone (as GET /content/calendar?character_id=).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -44,6 +46,7 @@ export class CharacterContentController {
   @Post('generate-week')
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Plan a week for the character (as POST /content/generate-week).' })
   @ApiAcceptedResponse({ type: JobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')

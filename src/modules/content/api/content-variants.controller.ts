@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IndexParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
@@ -20,6 +20,7 @@ export class ContentVariantsController {
 
   @Post()
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Write 2 or 3 caption variants (replacing the previous set). Charged once per request.' })
   @ApiCreatedResponse({ type: VariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked', 'insufficient_credits', 'upstream_failed')
@@ -29,6 +30,7 @@ export class ContentVariantsController {
 
   @Get()
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The item’s caption variants.' })
   @ApiOkResponse({ type: VariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -38,6 +40,7 @@ export class ContentVariantsController {
 
   @Put(':idx/select')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Select a variant (zero-based): the item takes its caption, hashtags and call to action.' })
   @ApiOkResponse({ type: ItemAndVariantsDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'variants_locked')

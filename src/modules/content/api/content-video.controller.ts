@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
@@ -22,6 +22,7 @@ export class ContentVideoController {
   @Post('generate')
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Generate a video post (5-60 s, default 8; 9:16, 1:1 or 16:9). Charged per second.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
@@ -31,6 +32,7 @@ export class ContentVideoController {
 
   @Get(':id/status')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Status of a video item: its job and, once made, the video.' })
   @ApiOkResponse({ type: VideoStatusDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')

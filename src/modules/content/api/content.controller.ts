@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentEditingService } from '../application/content-editing.service.js';
@@ -41,6 +41,7 @@ export class ContentController {
 
   @Post('generate')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Generate an image post: the item (queued) and its generate_image job. Charged per image.' })
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
@@ -51,6 +52,7 @@ export class ContentController {
   @Post('generate-week')
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Plan a week of posts (posts_per_day × 7) in the background. Paid up front.' })
   @ApiAcceptedResponse({ type: JobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
@@ -60,6 +62,7 @@ export class ContentController {
 
   @Get('queue')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Content waiting for work or review; by planned time, oldest first.' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -69,6 +72,7 @@ export class ContentController {
 
   @Get('calendar')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Planned content by local day (at most 62 days; default this week).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -78,6 +82,7 @@ export class ContentController {
 
   @Get(':id')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One content item with its current job.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -87,6 +92,7 @@ export class ContentController {
 
   @Patch(':id')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Edit caption, hashtags, call to action, prompt, platform, type or plan. Published items refuse.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
@@ -97,6 +103,7 @@ export class ContentController {
   @Delete(':id')
   @HttpCode(204)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Delete a content item, its posts and its media files (409 while it is queued or generating).' })
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, PublicApi } from '../../../platform/auth/index.js';
+import { CurrentCaller, PublicApi, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ContentGenerationService } from '../application/content-generation.service.js';
@@ -22,6 +22,7 @@ export class PublicContentController {
 
   @Post('generate')
   @PublicApi('content:generate')
+  @MinRole('editor')
   @ApiOperation({ summary: 'Generate content (as POST /content/generate).' })
   @ApiCreatedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found', 'insufficient_credits')
@@ -31,6 +32,7 @@ export class PublicContentController {
 
   @Get('content/:id')
   @PublicApi('content:read')
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Read a content item (as GET /content/{id}).' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'not_found')

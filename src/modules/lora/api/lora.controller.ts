@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, UploadedFiles, Us
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AppError, type Caller, type Plan } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { LoraService } from '../application/lora.service.js';
@@ -36,6 +36,7 @@ export class LoraController {
 
   @Get(':id/lora')
   @Product(PAID)
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s LoRA; every field but status and image_count is null before the first training.' })
   @ApiOkResponse({ type: LoraEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
@@ -45,6 +46,7 @@ export class LoraController {
 
   @Get(':id/lora/status')
   @Product(PAID)
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The training’s status, progress and job: the cheap read to poll.' })
   @ApiOkResponse({ type: LoraStatusDoc })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
@@ -54,6 +56,7 @@ export class LoraController {
 
   @Post(':id/lora/images')
   @Product(PAID)
+  @MinRole('editor')
   @UseInterceptors(AnyFilesInterceptor({ limits: UPLOAD_LIMITS }))
   @ApiOperation({
     summary: `Add training images: up to ${FILES_PER_REQUEST} multipart file parts named images, image or file (JPEG, PNG or WebP by their bytes, at most 10 MiB each), `
@@ -90,6 +93,7 @@ export class LoraController {
 
   @Get(':id/lora/images')
   @Product(PAID)
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s training images, oldest first.' })
   @ApiOkResponse({ type: TrainingImagesDoc })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
@@ -100,6 +104,7 @@ export class LoraController {
   @Delete(':id/lora/images/:imageId')
   @HttpCode(204)
   @Product(PAID)
+  @MinRole('editor')
   @ApiOperation({ summary: 'Remove one training image (not while a training is queued or running).' })
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found', 'training_in_progress')
@@ -110,6 +115,7 @@ export class LoraController {
   @Post(':id/lora/train')
   @HttpCode(202)
   @Product(PAID)
+  @MinRole('editor')
   @ApiOperation({
     summary: `Train the character’s LoRA (job train_lora), charged when accepted (500 credits by default) and refunded in full if it fails. `
       + `training_steps ${TRAINING_STEPS.min}-${TRAINING_STEPS.max} (default ${TRAINING_STEPS.default}), lora_rank ${LORA_RANK.min}-${LORA_RANK.max} (default ${LORA_RANK.default}). `
@@ -130,6 +136,7 @@ export class LoraController {
   @Delete(':id/lora')
   @HttpCode(204)
   @Product(PAID)
+  @MinRole('editor')
   @ApiOperation({
     summary: 'Remove the LoRA: a queued training is cancelled and refunded, a running one cancelled at the provider (not refunded); weights and training images are removed.',
   })

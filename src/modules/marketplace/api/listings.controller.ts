@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
@@ -25,6 +25,7 @@ export class ListingsController {
 
   @Post()
   @Product()
+  @MinRole('admin')
   @Idempotent()
   @ApiOperation({ summary: "List a character of your workspace. Its data is frozen into the listing: later edits reach buyers only after an update." })
   @ApiCreatedResponse({ type: ListingEnvelope })
@@ -35,6 +36,7 @@ export class ListingsController {
 
   @Put(':id')
   @Product()
+  @MinRole('admin')
   @ApiOperation({ summary: 'Update a listing (any field but the character) and freeze the character into it again.' })
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'rate_limited')
@@ -44,6 +46,7 @@ export class ListingsController {
 
   @Delete(':id')
   @Product()
+  @MinRole('admin')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a listing (status removed). Buyers keep their clones.' })
   @ApiNoContentResponse({ description: 'Removed.' })

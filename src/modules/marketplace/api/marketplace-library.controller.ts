@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, PageQueryDto } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { MarketplaceQueryService } from '../application/marketplace-query.service.js';
@@ -18,6 +18,7 @@ export class MarketplaceLibraryController {
 
   @Get('my-listings')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: "The seller dashboard: the workspace's listings (not removed ones), newest first, with sales and credits earned." })
   @ApiOkResponse({ type: MyListingsBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
@@ -34,6 +35,7 @@ export class MarketplaceLibraryController {
 
   @Get('my-purchases')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: "The buyer's library: the workspace's purchases, newest first, each with its listing." })
   @ApiOkResponse({ type: MyPurchasesBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')

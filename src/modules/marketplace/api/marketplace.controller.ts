@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
@@ -27,6 +27,7 @@ export class MarketplaceController {
 
   @Get()
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Active listings, filtered and sorted; page_size default 20, at most 100.' })
   @ApiOkResponse({ type: ListingPageBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
@@ -37,6 +38,7 @@ export class MarketplaceController {
 
   @Get(':id')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One listing: any active one, or one of your own that is not removed.' })
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
@@ -46,6 +48,7 @@ export class MarketplaceController {
 
   @Post(':id/purchase')
   @Product()
+  @MinRole('admin')
   @Idempotent()
   @ApiOperation({
     summary: 'Buy a listing: pay price_credits, get a clone of its template. Checks in order: 404, own listing, not active, already bought, character limit, credits.',
@@ -58,6 +61,7 @@ export class MarketplaceController {
 
   @Post(':id/reviews')
   @Product()
+  @MinRole('admin')
   @Idempotent()
   @ApiOperation({ summary: 'Review a listing you bought, once per workspace; the rating joins its average.' })
   @ApiCreatedResponse({ type: ReviewResultBody })

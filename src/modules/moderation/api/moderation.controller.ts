@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, IndexParam } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { ItemAndJobEnvelope, ItemEnvelope, toItemBody, toOrderedBody } from '../../content/index.js';
@@ -24,6 +24,7 @@ export class ModerationController {
   @Post('approve')
   @HttpCode(200)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Approve (from ready or rejected).' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
@@ -34,6 +35,7 @@ export class ModerationController {
   @Post('reject')
   @HttpCode(200)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Reject (from ready or approved), with an optional reason.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
@@ -49,6 +51,7 @@ export class ModerationController {
   @Post('regenerate')
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Generate again (from ready, rejected, failed or approved): a new job and a new charge.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'insufficient_credits')
@@ -59,6 +62,7 @@ export class ModerationController {
   @Post('media/:mediaIndex/approve')
   @HttpCode(200)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Approve one medium; when all are approved the item is approved.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
@@ -74,6 +78,7 @@ export class ModerationController {
   @Post('media/:mediaIndex/reject')
   @HttpCode(200)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Reject one medium.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UploadedFiles, Use
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AppError, pageBody, pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
@@ -33,6 +33,7 @@ export class MotionTransferController {
   @Post(':id/motion-transfer')
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @UseInterceptors(AnyFilesInterceptor({ limits: UPLOAD_LIMITS }))
   @ApiOperation({
     summary: 'Start a motion transfer from a video URL (JSON) or an uploaded `video` file (multipart). '
@@ -75,6 +76,7 @@ export class MotionTransferController {
 
   @Get(':id/motion-transfer/:jobId')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One motion transfer of the character and its job; the path takes its mt_ id or its job_ id.' })
   @ApiOkResponse({ type: MotionTransferEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -84,6 +86,7 @@ export class MotionTransferController {
 
   @Get(':id/motion-transfers')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s motion transfers, newest first.' })
   @ApiOkResponse({ type: MotionTransferListBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found')

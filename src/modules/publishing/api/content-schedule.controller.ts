@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../../../core/index.js';
-import { CurrentCaller, Product, PublicApi } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, PublicApi, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
 import { toScheduledPostBody } from '../application/post-events.js';
@@ -22,6 +22,7 @@ export class ContentScheduleController {
 
   @Post('content/:id/schedule')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: "Schedule an approved or published item on its platform, or on the listed ones (one pending post each), each connected.", description: 'scheduled_at up to 60 s in the past is taken as now (published at once); older is 400.' })
   @ApiCreatedResponse({ type: ScheduledPostsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'content_not_approved', 'integration_not_connected', 'already_scheduled', 'rate_limited')
@@ -32,6 +33,7 @@ export class ContentScheduleController {
 
   @Post('public/publish')
   @PublicApi('content:publish')
+  @MinRole('editor')
   @HttpCode(200)
   @Idempotent()
   @ApiOkResponse({ type: PublishOutcomeBody })

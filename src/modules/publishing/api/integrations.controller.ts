@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Redirect } from '@nestjs/common';
 import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { PLATFORM_NAMES, type Caller, type Platform } from '../../../core/index.js';
-import { CurrentCaller, Open, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Open, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { ConnectionsService } from '../application/connections.service.js';
 import { AuthUrlBody, BoardsBody, IntegrationEnvelope } from './dto/publishing.body.js';
@@ -19,6 +19,7 @@ export class IntegrationsController {
 
   @Get()
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The connection state.' })
   @ApiOkResponse({ type: IntegrationEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
@@ -28,6 +29,7 @@ export class IntegrationsController {
 
   @Get('auth-url')
   @Product()
+  @MinRole('admin')
   @ApiOperation({ summary: 'The OAuth consent URL (signed single-use state, 10 minutes; PKCE where supported).' })
   @ApiOkResponse({ type: AuthUrlBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'rate_limited')
@@ -61,6 +63,7 @@ export class IntegrationsController {
 
   @Delete()
   @Product()
+  @MinRole('admin')
   @HttpCode(204)
   @ApiOperation({ summary: 'Disconnect: revokes at the platform where it allows, forgets the tokens.' })
   @ApiNoContentResponse({ description: 'Disconnected.' })
@@ -71,6 +74,7 @@ export class IntegrationsController {
 
   @Get('boards')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Pinterest: the boards of the connected account.' })
   @ApiOkResponse({ type: BoardsBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'integration_not_connected', 'upstream_failed', 'rate_limited')
@@ -80,6 +84,7 @@ export class IntegrationsController {
 
   @Patch('default-board')
   @Product()
+  @MinRole('admin')
   @ApiOperation({ summary: 'Pinterest: the board pins go to.' })
   @ApiOkResponse({ type: IntegrationEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'integration_not_connected', 'upstream_failed', 'rate_limited')

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { Idempotent } from '../../../platform/idempotency/index.js';
 import { toScheduledPostBody } from '../application/post-events.js';
@@ -30,6 +30,7 @@ export class ScheduleController {
 
   @Post('generate')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: "Slots for the character's approved, unscheduled items: good hours of its timezone, 4 h apart per platform." })
   @ApiCreatedResponse({ type: GeneratedScheduleBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'already_scheduled', 'rate_limited')
@@ -42,6 +43,7 @@ export class ScheduleController {
 
   @Get()
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Scheduled posts, soonest first; default the pending ones.' })
   @ApiOkResponse({ type: ScheduledPostPageBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
@@ -52,6 +54,7 @@ export class ScheduleController {
 
   @Get('history')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'Published, failed and cancelled posts, newest first.' })
   @ApiOkResponse({ type: ScheduledPostPageBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
@@ -62,6 +65,7 @@ export class ScheduleController {
 
   @Patch(':id')
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.', description: 'A new scheduled_at up to 60 s in the past is taken as now; older is 400. Rescheduling needs the platform connected; cancelling does not.' })
   @ApiOkResponse({ type: ScheduledPostEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'invalid_state_transition', 'rate_limited')
@@ -71,6 +75,7 @@ export class ScheduleController {
 
   @Post(':id/publish-now')
   @Product()
+  @MinRole('editor')
   @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Publish a pending post at once; the content becomes published and its variants lock.' })

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { pageBody, pageRequest, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
@@ -24,6 +24,7 @@ export class TalkingHeadController {
   @Post(['characters/:id/talking-head/preview', 'influencers/:id/talking-head/preview'])
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'A short talking head (script ≤ 200; 2 credits): needs talking_head_enabled and a primary reference image.' })
   @ApiAcceptedResponse({ type: GenerationStartedDoc })
   @ApiErrors(...REFUSALS)
@@ -34,6 +35,7 @@ export class TalkingHeadController {
   @Post(['characters/:id/talking-head/generate', 'influencers/:id/talking-head/generate'])
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({
     summary: 'A talking head (script ≤ 2000): 1 credit per second of speech, estimated at 15 characters a second, at least 5, charged when accepted and '
       + 'refunded if it fails. The completed video becomes a `video` content item (ready), moderated, scheduled and published like any video.',
@@ -46,6 +48,7 @@ export class TalkingHeadController {
 
   @Get(['characters/:id/talking-head/generations', 'influencers/:id/talking-head/generations'])
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s talking heads, newest first.' })
   @ApiOkResponse({ type: GenerationListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -56,6 +59,7 @@ export class TalkingHeadController {
 
   @Get('talking-head/:generationId')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One talking head and its job.' })
   @ApiOkResponse({ type: GenerationEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, UploadedFiles, UseIn
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AppError, type Caller } from '../../../core/index.js';
-import { CurrentCaller, Product } from '../../../platform/auth/index.js';
+import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
@@ -34,6 +34,7 @@ export class VoiceController {
 
   @Get('voices')
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The provider’s premade voices and this workspace’s cloned ones.' })
   @ApiOkResponse({ type: VoicesDoc })
   @ApiErrors('unauthorized', 'session_required', 'upstream_failed')
@@ -43,6 +44,7 @@ export class VoiceController {
 
   @Get(['characters/:id/voice', 'influencers/:id/voice'])
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The voice the character speaks with, its settings, and its clone’s status.' })
   @ApiOkResponse({ type: VoiceEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -52,6 +54,7 @@ export class VoiceController {
 
   @Get(['characters/:id/voice/settings', 'influencers/:id/voice/settings'])
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'The character’s voice settings (defaults 0.5, 0.75, 0, true).' })
   @ApiOkResponse({ type: VoiceSettingsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
@@ -61,6 +64,7 @@ export class VoiceController {
 
   @Put(['characters/:id/voice/settings', 'influencers/:id/voice/settings'])
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Change the character’s voice settings (partial); a voice_id outside the library and this workspace’s clones is 400.' })
   @ApiOkResponse({ type: VoiceSettingsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed')
@@ -74,6 +78,7 @@ export class VoiceController {
   @Post(['characters/:id/voice-clone', 'influencers/:id/voice-clone'])
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @UseInterceptors(AnyFilesInterceptor({ limits: UPLOAD_LIMITS }))
   @ApiOperation({
     summary: 'Clone a voice (job clone_voice, 50 credits, refunded on failure) from sample_urls (JSON, fetched now) or sample/samples file parts: '
@@ -108,6 +113,7 @@ export class VoiceController {
 
   @Post(['characters/:id/voice/preview', 'influencers/:id/voice/preview'])
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Speak up to 200 characters in the character’s voice now (1 credit).' })
   @ApiCreatedResponse({ type: AudioEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'insufficient_credits', 'upstream_failed')
@@ -118,6 +124,7 @@ export class VoiceController {
   @Post(['characters/:id/voice/generate', 'influencers/:id/voice/generate'])
   @HttpCode(202)
   @Product()
+  @MinRole('editor')
   @ApiOperation({ summary: 'Speak up to 5000 characters (job generate_speech; 1 credit per started 100 characters, refunded on failure).' })
   @ApiAcceptedResponse({ type: AudioJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'insufficient_credits')
@@ -128,6 +135,7 @@ export class VoiceController {
 
   @Get(['characters/:id/voice/audio/:audioId', 'influencers/:id/voice/audio/:audioId'])
   @Product()
+  @MinRole('viewer')
   @ApiOperation({ summary: 'One audio clip of the character (a preview or a generation) with a fresh signed URL once it exists.' })
   @ApiOkResponse({ type: AudioEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')

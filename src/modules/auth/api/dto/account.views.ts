@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PLAN_LIMITS, PLANS } from '../../../../core/index.js';
-import type { User, Workspace } from '../../domain/accounts.js';
+import { PLAN_LIMITS, PLANS, WORKSPACE_ROLES } from '../../../../core/index.js';
+import type { Membership, User, Workspace } from '../../domain/accounts.js';
 import type { SignedIn } from '../../application/auth.service.js';
 
 /** Wire shapes of accounts (contract §3). */
@@ -67,7 +67,24 @@ export class SignedInView {
   @ApiProperty({ example: 3600 }) expires_in!: number;
 }
 
+export class MembershipView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: PLANS }) plan!: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES }) role!: string;
+}
+
 export class MeView {
   @ApiProperty({ type: UserView }) user!: UserView;
-  @ApiProperty({ type: WorkspaceView }) workspace!: WorkspaceView;
+  @ApiProperty({ type: WorkspaceView, description: "The token's workspace." }) workspace!: WorkspaceView;
+  @ApiProperty({ enum: WORKSPACE_ROLES, description: 'Your role in that workspace.' }) workspace_role!: string;
+  @ApiProperty({ type: [MembershipView], description: 'Every workspace you belong to (switch with POST /auth/switch-workspace).' }) workspaces!: MembershipView[];
+}
+
+export class SwitchedView extends SignedInView {
+  @ApiProperty({ type: MembershipView }) workspace!: MembershipView;
+}
+
+export function membershipBody(m: Membership) {
+  return { id: m.workspace.id, name: m.workspace.name, plan: m.workspace.plan, role: m.role };
 }

@@ -75,3 +75,10 @@ export class LogoutDto {
   @Length(1, 512)
   refresh_token?: string;
 }
+
+export class SwitchWorkspaceDto {
+  @ApiProperty({ example: 'ws_01HZX6FQJ5N6E7T2M3A4B5C6D7' })
+  @IsString()
+  @Matches(/^ws_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'workspace_id must be a workspace id (ws_…)' })
+  workspace_id!: string;
+}
