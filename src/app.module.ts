@@ -28,6 +28,7 @@ import { TalkingHeadModule } from './modules/talking-head/index.js';
 import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
+import { OrganisationsModule } from './modules/organisations/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
 
@@ -52,6 +53,7 @@ export class AppModule {
         HealthModule,
         AuditModule,
         AuthModule,
+        OrganisationsModule,
         ApiKeysModule,
         BillingModule,
         CharactersModule,

@@ -4,6 +4,7 @@ import { CHARACTERS_ERRORS } from './modules/characters/index.js';
 import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
+import { ORGANISATIONS_ERRORS } from './modules/organisations/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
@@ -23,6 +24,7 @@ const ERROR_TABLES = {
   content: CONTENT_ERRORS,
   lora: LORA_ERRORS,
   marketplace: MARKETPLACE_ERRORS,
+  organisations: ORGANISATIONS_ERRORS,
   publishing: PUBLISHING_ERRORS,
   talkingHead: TALKING_HEAD_ERRORS,
 } as const satisfies ErrorTables;

@@ -28,6 +28,17 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+/** A positive number of hours, fractions allowed (tests shorten it to seconds). */
+function positiveHours(env: Env, name: string, fallback: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0) || n > max) {
+    throw new ConfigError(`${name} must be a number of hours above 0 and at most ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = optional(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -425,6 +436,8 @@ export class AppConfig {
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly signupCredits: number;
+  /** `INVITATION_TTL_HOURS`: how long a workspace invitation can be accepted (fractions allowed, for tests). */
+  readonly invitationTtlHours: number;
   readonly prices: CreditPrices;
   readonly providers: ProviderSettings;
   readonly lora: LoraSettings;
@@ -503,6 +516,7 @@ export class AppConfig {
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);
     this.signupCredits = int(env, 'SIGNUP_CREDITS', 50, 0, 1_000_000);
+    this.invitationTtlHours = positiveHours(env, 'INVITATION_TTL_HOURS', 7 * 24, 30 * 24);
     const price = (name: string, fallback: number) => int(env, `PRICE_${name}`, fallback, 0, 1_000_000);
     this.prices = {
       imagePerImage: price('IMAGE', 3),

@@ -7,12 +7,14 @@ export interface PlanLimits {
   characterLimit: number;
   lora: boolean;
   publicApi: boolean;
+  /** Members plus pending invitations a workspace may hold (contract §14). */
+  memberLimit: number;
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  starter: { requestsPerMinute: 60, characterLimit: 3, lora: false, publicApi: false },
-  pro: { requestsPerMinute: 180, characterLimit: 15, lora: true, publicApi: false },
-  agency: { requestsPerMinute: 300, characterLimit: 100, lora: true, publicApi: true },
+  starter: { requestsPerMinute: 60, characterLimit: 3, lora: false, publicApi: false, memberLimit: 1 },
+  pro: { requestsPerMinute: 180, characterLimit: 15, lora: true, publicApi: false, memberLimit: 3 },
+  agency: { requestsPerMinute: 300, characterLimit: 100, lora: true, publicApi: true, memberLimit: 25 },
 };
 
 export function isPlan(value: unknown): value is Plan {

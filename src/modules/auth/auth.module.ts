@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
+import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
@@ -19,6 +20,7 @@ import { SessionsRepository } from './infrastructure/sessions.repository.js';
 @Module({
   imports: [
     BillingModule,
+    OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
   controllers: [AuthController],

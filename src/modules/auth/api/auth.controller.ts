@@ -27,10 +27,10 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and its Starter workspace with the signup credits; signs in.' })
   @ApiCreatedResponse({ type: SignedInView })
-  @ApiErrors('email_taken', 'rate_limited')
+  @ApiErrors('email_taken', 'rate_limited', 'not_found', 'invitation_expired', 'invitation_email_mismatch')
   async register(@Body() dto: RegisterDto, @Req() req: Request) {
     const signedIn = await this.auth.register(
-      { email: dto.email, password: dto.password, displayName: dto.display_name, locale: dto.locale },
+      { email: dto.email, password: dto.password, displayName: dto.display_name, locale: dto.locale, invitationToken: dto.invitation_token },
       clientOf(req),
     );
     return signedInBody(signedIn);

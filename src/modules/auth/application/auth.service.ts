@@ -6,6 +6,7 @@ import { AppError, newId, type Caller, type WorkspaceRole } from '../../../core/
 import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { BillingFacade } from '../../billing/index.js';
+import { OrganisationsFacade } from '../../organisations/index.js';
 import { workspaceNameFor, type Account, type Membership, type User } from '../domain/accounts.js';
 import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
 import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
@@ -20,6 +21,8 @@ export interface Registration {
   password: string;
   displayName?: string;
   locale?: string;
+  /** Joins the inviting workspace too; a bad token fails the whole registration. */
+  invitationToken?: string;
 }
 
 export interface SignedIn extends TokenPair {
@@ -47,6 +50,7 @@ export class AuthService {
     private readonly authenticator: SessionCheck,
     private readonly hasher: PasswordHasher,
     private readonly billing: BillingFacade,
+    private readonly organisations: OrganisationsFacade,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
   ) {}
@@ -72,6 +76,7 @@ export class AuthService {
         if (this.config.signupCredits > 0) {
           await this.billing.credit(tx, { workspaceId, amount: this.config.signupCredits, reason: 'signup_grant', refType: 'user', refId: user.id });
         }
+        if (input.invitationToken) await this.organisations.acceptOnRegister(tx, user.id, email, input.invitationToken);
         return { user, ...(await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client)) };
       });
     } catch (err) {

@@ -44,6 +44,12 @@ export class RegisterDto {
   @Length(2, 10)
   @Matches(/^[A-Za-z0-9_-]+$/, { message: 'locale must be a language tag such as en or pt-BR' })
   locale?: string;
+
+  @ApiPropertyOptional({ description: 'An invitation token: the new account also joins the inviting workspace. It must be for this email; a bad, used or expired token creates no account.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  invitation_token?: string;
 }
 
 export class LoginDto {

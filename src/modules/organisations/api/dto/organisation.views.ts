@@ -1,0 +1,100 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PLANS, WORKSPACE_ROLES } from '../../../../core/index.js';
+import { AUDIT_ACTIONS, type AuditEntry } from '../../../audit/index.js';
+import type { Invitation } from '../../domain/invitation.js';
+import type { Member, Organisation } from '../../domain/organisation.js';
+
+/** Wire shapes of organisations (contract §14). */
+export function organisationBody(o: Organisation) {
+  return { id: o.id, name: o.name, slug: o.slug, plan: o.plan, role: o.role, created_at: o.createdAt.toISOString() };
+}
+
+export function memberBody(m: Member) {
+  return { user_id: m.userId, email: m.email, display_name: m.displayName, role: m.role, joined_at: m.joinedAt.toISOString() };
+}
+
+export function invitationBody(i: Invitation) {
+  return { id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString() };
+}
+
+export function auditEntryBody(e: AuditEntry) {
+  return {
+    id: e.id,
+    actor_user_id: e.actorUserId,
+    actor_email: e.actorEmail,
+    action: e.action,
+    target_type: e.targetType,
+    target_id: e.targetId,
+    details: e.details,
+    request_id: e.requestId,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+export class OrganisationView {
+  @ApiProperty({ example: 'ws_01J0000000000000000000000' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: String, nullable: true }) slug!: string | null;
+  @ApiProperty({ enum: PLANS }) plan!: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES, description: 'Your role in it.' }) role!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class OrganisationBody {
+  @ApiProperty({ type: OrganisationView }) organization!: OrganisationView;
+}
+
+export class OrganisationListBody {
+  @ApiProperty({ type: [OrganisationView] }) organizations!: OrganisationView[];
+  @ApiProperty() total!: number;
+}
+
+export class MemberView {
+  @ApiProperty() user_id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES }) role!: string;
+  @ApiProperty({ format: 'date-time' }) joined_at!: string;
+}
+
+export class InvitationView {
+  @ApiProperty({ example: 'inv_01J0000000000000000000000' }) id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES }) role!: string;
+  @ApiProperty({ format: 'date-time' }) expires_at!: string;
+}
+
+export class CreatedInvitationView extends InvitationView {
+  @ApiProperty({ description: 'Shown in this answer only; send it to the invitee.' }) token!: string;
+}
+
+export class MemberListBody {
+  @ApiProperty({ type: [MemberView] }) members!: MemberView[];
+  @ApiPropertyOptional({ type: [InvitationView], description: 'Pending invitations; admins and owners only.' }) invitations?: InvitationView[];
+}
+
+export class MemberBody {
+  @ApiProperty({ type: MemberView }) member!: MemberView;
+}
+
+export class AddedBody {
+  @ApiPropertyOptional({ type: MemberView, description: 'When an existing user joined.' }) member?: MemberView;
+  @ApiPropertyOptional({ type: CreatedInvitationView, description: 'When an invitation was made.' }) invitation?: CreatedInvitationView;
+}
+
+export class AuditEntryView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ type: String, nullable: true }) actor_user_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) actor_email!: string | null;
+  @ApiProperty({ enum: AUDIT_ACTIONS }) action!: string;
+  @ApiProperty() target_type!: string;
+  @ApiProperty({ type: String, nullable: true }) target_id!: string | null;
+  @ApiProperty({ type: Object }) details!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true }) request_id!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class AuditLogBody {
+  @ApiProperty({ type: [AuditEntryView] }) entries!: AuditEntryView[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `before` for the next page; null on the last.' }) next_before!: string | null;
+}

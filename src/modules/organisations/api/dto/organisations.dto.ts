@@ -1,0 +1,88 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../core/index.js';
+import { Present, QueryInt, Trim } from '../../../../platform/http/index.js';
+import { AUDIT_ACTIONS, type AuditAction } from '../../../audit/index.js';
+import { SLUG_PATTERN } from '../../domain/membership-rules.js';
+
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+
+export class CreateOrganisationDto {
+  @ApiProperty({ minLength: 1, maxLength: 80, example: 'Acme Studio' })
+  @Trim()
+  @IsString()
+  @Length(1, 80)
+  name!: string;
+}
+
+export class UpdateOrganisationDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 80 })
+  @Present()
+  @Trim()
+  @IsString()
+  @Length(1, 80)
+  name?: string;
+
+  @ApiPropertyOptional({ pattern: SLUG_PATTERN.source, example: 'acme-studio', description: 'Unique; lower case letters, digits and hyphens.' })
+  @Present()
+  @Trim()
+  @IsString()
+  @Matches(SLUG_PATTERN, { message: 'slug must be 3 to 40 lower case letters, digits or hyphens' })
+  slug?: string;
+
+  // BRANDING: `branding` is accepted here once BrandingService exists (wired in by the lead at merge).
+}
+
+export class AddMemberDto {
+  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Who to add; an unknown email gets an invitation. Give email or user_id.' })
+  @ValidateIf((o: AddMemberDto) => o.user_id === undefined || o.email !== undefined)
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email?: string;
+
+  @ApiPropertyOptional({ example: 'user_01J0000000000000000000000', description: 'An existing user to add (instead of email).' })
+  @ValidateIf((o: AddMemberDto) => o.email === undefined || o.user_id !== undefined)
+  @IsString()
+  @Matches(new RegExp(`^user_${ULID}$`), { message: 'user_id must be a user id (user_…)' })
+  user_id?: string;
+
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role!: WorkspaceRole;
+}
+
+export class ChangeRoleDto {
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role!: WorkspaceRole;
+}
+
+export const AUDIT_PAGE_MAX = 200;
+
+export class AuditLogQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: AUDIT_PAGE_MAX, default: 50 })
+  @IsOptional()
+  @QueryInt()
+  @IsInt()
+  @Min(1)
+  @Max(AUDIT_PAGE_MAX)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'An entry id: entries older than it (the `next_before` of the last page).' })
+  @IsOptional()
+  @Matches(new RegExp(`^log_${ULID}$`), { message: 'before must be an audit entry id (log_…)' })
+  before?: string;
+
+  @ApiPropertyOptional({ enum: AUDIT_ACTIONS })
+  @IsOptional()
+  @IsIn(AUDIT_ACTIONS)
+  action?: AuditAction;
+
+  @ApiPropertyOptional({ description: 'Only entries by this user.' })
+  @IsOptional()
+  @Matches(new RegExp(`^user_${ULID}$`), { message: 'actor_id must be a user id (user_…)' })
+  actor_id?: string;
+}

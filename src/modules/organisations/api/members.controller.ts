@@ -1,0 +1,76 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AppError, type Caller } from '../../../core/index.js';
+import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
+import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { InvitationsService } from '../application/invitations.service.js';
+import { MembersService } from '../application/members.service.js';
+import { AddedBody, invitationBody, MemberBody, memberBody, MemberListBody, OrganisationBody, organisationBody } from './dto/organisation.views.js';
+import { AddMemberDto, ChangeRoleDto } from './dto/organisations.dto.js';
+
+const WS = new IdParam('ws', 'Organization');
+const USER = new IdParam('user', 'Member');
+
+/**
+ * Members and invitations. As for organisations, `@MinRole('viewer')` admits members; the service
+ * checks the role held in the path's workspace: owners manage members, anyone may leave.
+ */
+@ApiTags('organizations')
+@Controller()
+@Product()
+@MinRole('viewer')
+@ApiErrors('unauthorized', 'session_required', 'rate_limited', 'not_found')
+export class MembersController {
+  constructor(
+    private readonly members: MembersService,
+    private readonly invitations: InvitationsService,
+  ) {}
+
+  @Get('organizations/:id/members')
+  @ApiOperation({ summary: 'The members; admins and owners also see pending invitations.' })
+  @ApiOkResponse({ type: MemberListBody })
+  async list(@CurrentCaller() caller: Caller, @Param('id', WS) id: string): Promise<MemberListBody> {
+    const { members, invitations } = await this.members.list(id, caller.userId);
+    return { members: members.map(memberBody), ...(invitations ? { invitations: invitations.map(invitationBody) } : {}) };
+  }
+
+  @Post('organizations/:id/members')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Add an existing user at once, or invite an email (the token is shown once). Owner.' })
+  @ApiCreatedResponse({ type: AddedBody })
+  @ApiErrors('member_limit_reached', 'member_exists')
+  async add(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Body() dto: AddMemberDto): Promise<AddedBody> {
+    if (dto.email !== undefined && dto.user_id !== undefined) {
+      throw new AppError('validation_failed', 'Give email or user_id, not both.', [{ field: 'user_id', message: 'give email or user_id, not both' }]);
+    }
+    const added = await this.members.add(id, caller.userId, { email: dto.email, userId: dto.user_id }, dto.role);
+    if (added.kind === 'member') return { member: memberBody(added.member) };
+    return { invitation: { ...invitationBody(added.invitation), token: added.token } };
+  }
+
+  @Put('organizations/:id/members/:userId')
+  @ApiOperation({ summary: "Change a member's role. Owner; the last owner cannot be demoted." })
+  @ApiOkResponse({ type: MemberBody })
+  @ApiErrors('last_owner')
+  async changeRole(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('userId', USER) userId: string, @Body() dto: ChangeRoleDto): Promise<MemberBody> {
+    return { member: memberBody(await this.members.changeRole(id, caller.userId, userId, dto.role)) };
+  }
+
+  @Delete('organizations/:id/members/:userId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a member (owner), or leave (yourself). The last owner cannot leave.' })
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiErrors('last_owner')
+  async remove(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('userId', USER) userId: string): Promise<void> {
+    await this.members.remove(id, caller.userId, userId);
+  }
+
+  @Post('invitations/:token/accept')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Join the workspace of an invitation sent to your email. Used or unknown: 404; expired: 410.' })
+  @ApiOkResponse({ type: OrganisationBody })
+  @ApiErrors('invitation_expired', 'invitation_email_mismatch')
+  async accept(@CurrentCaller() caller: Caller, @Param('token') token: string): Promise<OrganisationBody> {
+    return { organization: organisationBody(await this.invitations.accept(token, caller.userId)) };
+  }
+}

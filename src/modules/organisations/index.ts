@@ -1,0 +1,4 @@
+/** What other contexts may use from organisations: the module and its facade (invitations on registration). */
+export { OrganisationsModule } from './organisations.module.js';
+export { OrganisationsFacade } from './application/organisations.facade.js';
+export { ORGANISATIONS_ERRORS } from './errors.js';

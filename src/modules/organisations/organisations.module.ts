@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { MembersController } from './api/members.controller.js';
+import { OrganisationsController } from './api/organisations.controller.js';
+import { InvitationsService } from './application/invitations.service.js';
+import { MembersService } from './application/members.service.js';
+import { OrganisationAccess } from './application/organisation-access.js';
+import { OrganisationsFacade } from './application/organisations.facade.js';
+import { OrganisationsService } from './application/organisations.service.js';
+import { OrganisationsRepository } from './infrastructure/organisations.repository.js';
+
+/** Organisations: workspaces as teams, their members, invitations and audit-log route (contract §14). */
+@Module({
+  controllers: [OrganisationsController, MembersController],
+  providers: [OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
+  exports: [OrganisationsFacade],
+})
+export class OrganisationsModule {}
