@@ -34,8 +34,8 @@ export class AdminWorkspacesController {
   @ApiOperation({ summary: "Change a workspace's plan." })
   @ApiErrors('not_found')
   @ApiOkResponse({ type: WorkspaceEnvelope })
-  async setPlan(@Param('id', WorkspaceId) id: string, @Body() dto: SetPlanDto) {
-    return { workspace: workspaceBody(await this.admin.setPlan(id, dto.plan)) };
+  async setPlan(@Param('id', WorkspaceId) id: string, @Body() dto: SetPlanDto, @CurrentCaller() caller: Caller) {
+    return { workspace: workspaceBody(await this.admin.setPlan(caller.userId, id, dto.plan)) };
   }
 
   @Post(':id/credits')

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { pageRequest, type Page, type Plan } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { AccountsFacade, type Workspace, type WorkspaceWithOwner } from '../../auth/index.js';
 import { BillingFacade, type LedgerEntry } from '../../billing/index.js';
 
@@ -20,14 +22,24 @@ export class AdminWorkspacesService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly accounts: AccountsFacade,
     private readonly billing: BillingFacade,
+    private readonly audit: AuditLog,
+    private readonly limiter: RateLimiter,
   ) {}
 
   search(email: string | undefined, page?: number, pageSize?: number): Promise<Page<WorkspaceWithOwner>> {
     return this.accounts.findWorkspacesByOwnerEmail(email ?? '', pageRequest(page, pageSize));
   }
 
-  setPlan(workspaceId: string, plan: Plan): Promise<Workspace> {
-    return this.accounts.setPlan(workspaceId, plan);
+  /** Audited in the target workspace's log: its members see who moved their plan. */
+  async setPlan(adminUserId: string, workspaceId: string, plan: Plan): Promise<Workspace> {
+    const workspace = await inTransaction(this.ds, async (tx) => {
+      const changed = await this.accounts.changePlan(tx, workspaceId, plan);
+      const details = { from: changed.from, to: plan };
+      await this.audit.record(tx, { workspaceId, actorUserId: adminUserId, action: 'plan.changed', targetType: 'workspace', targetId: workspaceId, details });
+      return changed.workspace;
+    });
+    await this.limiter.bumpAccessStamp(workspaceId);
+    return workspace;
   }
 
   /** A grant (positive) or a debit (negative) that, like any debit, cannot take the balance below zero. */
@@ -35,6 +47,10 @@ export class AdminWorkspacesService {
     return inTransaction(this.ds, async (tx) => {
       const change = { workspaceId: a.workspaceId, amount: Math.abs(a.amount), reason: a.reason, refType: 'admin', refId: a.adminUserId };
       const { entry } = a.amount > 0 ? await this.billing.credit(tx, change) : await this.billing.debit(tx, change);
+      await this.audit.record(tx, {
+        workspaceId: a.workspaceId, actorUserId: a.adminUserId, action: 'credits.granted', targetType: 'workspace', targetId: a.workspaceId,
+        details: { amount: a.amount, reason: a.reason },
+      });
       return { workspace: await this.accounts.getWorkspace(a.workspaceId, tx), entry };
     });
   }

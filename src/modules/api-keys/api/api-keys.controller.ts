@@ -48,6 +48,6 @@ export class ApiKeysController {
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async revoke(@CurrentCaller() caller: Caller, @Param('id', new IdParam('key', 'API key')) id: string): Promise<void> {
-    await this.keys.revoke(caller.workspaceId, id);
+    await this.keys.revoke(caller, id);
   }
 }

@@ -37,13 +37,14 @@ function setup(lastUsedAt: Date | null = null) {
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('DatabaseApiKeyAuthenticator', () => {
-  it('answers an api_key caller with the key scopes', async () => {
+  it("answers an api_key caller with the key scopes and its maker's role capped at admin", async () => {
     const { auth, secret } = setup();
     expect(await auth.authenticate(secret)).toEqual({
       kind: 'api_key',
       userId: 'user_1',
       workspaceId: 'ws_1',
-      role: 'user', memberRole: 'owner',
+      role: 'user',
+      workspaceRole: 'admin',
       plan: 'agency',
       scopes: ['credits:read'],
       apiKeyId: 'key_1',

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { AppError, newId, type Caller, type Scope } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { issueApiKeySecret } from '../domain/api-key-secret.js';
 import { expiryProblem, scopeListProblem } from '../domain/api-key-rules.js';
 import { ApiKeyEntity } from '../infrastructure/api-key.entity.js';
 import { ApiKeysRepository } from '../infrastructure/api-keys.repository.js';
+import { AuditLog } from '../../audit/index.js';
 import type { ApiKeyView, IssuedApiKey, NewApiKey } from './api-key.view.js';
 
 /** Issuing, listing and revoking a workspace's API keys. The plan check lives on the route. */
@@ -13,6 +17,8 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly limiter: RateLimiter,
+    private readonly audit: AuditLog,
+    @InjectDataSource() private readonly ds: DataSource,
   ) {}
 
   async create(caller: Caller, input: NewApiKey): Promise<IssuedApiKey> {
@@ -32,7 +38,17 @@ export class ApiKeysService {
       expiresAt: input.expiresAt ?? null,
       revokedAt: null,
     });
-    await this.keys.insert(row);
+    await inTransaction(this.ds, async (tx) => {
+      await this.keys.insert(tx, row);
+      await this.audit.record(tx, {
+        workspaceId: caller.workspaceId,
+        actorUserId: caller.userId,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: row.id,
+        details: { name: row.name, scopes: row.scopes },
+      });
+    });
     return { apiKey: toView(row), secret: issued.secret };
   }
 
@@ -46,9 +62,13 @@ export class ApiKeysService {
    * workspace's access stamp moves after the row is written, so sockets held open with the key are
    * checked again (and closed) at once on every instance.
    */
-  async revoke(workspaceId: string, id: string): Promise<void> {
-    const revoked = await this.keys.revoke(workspaceId, id, new Date());
-    if (!revoked) throw AppError.notFound('API key');
+  async revoke(caller: Caller, id: string): Promise<void> {
+    const { workspaceId } = caller;
+    await inTransaction(this.ds, async (tx) => {
+      const revoked = await this.keys.revoke(tx, workspaceId, id, new Date());
+      if (!revoked) throw AppError.notFound('API key');
+      await this.audit.record(tx, { workspaceId, actorUserId: caller.userId, action: 'api_key.revoked', targetType: 'api_key', targetId: id });
+    });
     await this.limiter.bumpAccessStamp(workspaceId);
   }
 }

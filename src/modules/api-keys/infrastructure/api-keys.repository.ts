@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import type { Plan, Role, WorkspaceRole } from '../../../core/index.js';
-import { PreparedReads } from '../../../platform/database/index.js';
+import { PreparedReads, type Tx } from '../../../platform/database/index.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 /** What authentication needs about a live key, its workspace and its creator. */
@@ -50,8 +50,8 @@ export class ApiKeysRepository {
     private readonly prepared: PreparedReads,
   ) {}
 
-  async insert(key: ApiKeyEntity): Promise<void> {
-    await this.rows.insert(key);
+  async insert(tx: Tx, key: ApiKeyEntity): Promise<void> {
+    await tx.getRepository(ApiKeyEntity).insert(key);
   }
 
   /** The workspace's keys that still work, newest first. */
@@ -67,8 +67,8 @@ export class ApiKeysRepository {
   }
 
   /** Marks the key revoked; false when the workspace has no such unrevoked key. */
-  async revoke(workspaceId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.rows.update({ id, workspaceId, revokedAt: IsNull() }, { revokedAt: at });
+  async revoke(tx: Tx, workspaceId: string, id: string, at: Date): Promise<boolean> {
+    const result = await tx.getRepository(ApiKeyEntity).update({ id, workspaceId, revokedAt: IsNull() }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
   }
 

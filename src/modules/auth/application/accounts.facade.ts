@@ -27,9 +27,19 @@ export class AccountsFacade {
 
   /** Commits on its own (no caller transaction): sessions must see the new plan once it is moved. */
   async setPlan(id: string, plan: Plan): Promise<Workspace> {
-    const ws = await this.accounts.setPlan(id, plan);
-    if (!ws) throw AppError.notFound('Workspace');
+    const changed = await this.accounts.setPlan(id, plan);
+    if (!changed) throw AppError.notFound('Workspace');
     await this.limiter.bumpAccessStamp(id);
-    return ws;
+    return changed.workspace;
+  }
+
+  /**
+   * The same change in the caller's transaction (to record it with something else), answering the
+   * plan it left. The caller moves the access stamp after commit, or sessions keep the old plan.
+   */
+  async changePlan(tx: Tx, id: string, plan: Plan): Promise<{ workspace: Workspace; from: Plan }> {
+    const changed = await this.accounts.setPlan(id, plan, tx);
+    if (!changed) throw AppError.notFound('Workspace');
+    return changed;
   }
 }

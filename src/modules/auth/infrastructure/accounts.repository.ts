@@ -93,13 +93,15 @@ export class AccountsRepository {
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
 
-  async setPlan(id: string, plan: Plan): Promise<Workspace | null> {
-    const rows = await changedRows<WorkspaceRow>(
-      this.ds.manager,
-      `UPDATE workspaces w SET plan = $2, updated_at = now() WHERE w.id = $1 RETURNING ${WORKSPACE_COLUMNS}`,
+  /** The workspace on its new plan and the plan it left, read under the row lock so concurrent changes each see the one before. */
+  async setPlan(id: string, plan: Plan, tx: Tx = this.ds.manager): Promise<{ workspace: Workspace; from: Plan } | null> {
+    const rows = await changedRows<WorkspaceRow & { from_plan: Plan }>(
+      tx,
+      `WITH old AS (SELECT id, plan FROM workspaces WHERE id = $1 FOR UPDATE)
+       UPDATE workspaces w SET plan = $2, updated_at = now() FROM old WHERE w.id = old.id RETURNING ${WORKSPACE_COLUMNS}, old.plan AS from_plan`,
       [id, plan],
     );
-    return rows[0] ? toWorkspace(rows[0]) : null;
+    return rows[0] ? { workspace: toWorkspace(rows[0]), from: rows[0].from_plan } : null;
   }
 
   /** Workspaces whose owner (first user) email contains `emailFragment`, case-insensitively; newest first. */

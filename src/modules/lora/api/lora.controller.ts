@@ -124,7 +124,7 @@ export class LoraController {
   @ApiAcceptedResponse({ type: LoraTrainedEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'validation_failed', 'not_found', 'training_in_progress', 'insufficient_training_images', 'insufficient_credits')
   async train(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: TrainLoraDto) {
-    const started = await this.loras.train(caller.workspaceId, id, {
+    const started = await this.loras.train(caller, id, {
       baseModel: dto.base_model,
       trainingSteps: dto.training_steps ?? TRAINING_STEPS.default,
       loraRank: dto.lora_rank ?? LORA_RANK.default,

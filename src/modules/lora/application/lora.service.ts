@@ -2,10 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig, type LoraBaseModel } from '../../../config/index.js';
-import { newId } from '../../../core/index.js';
+import { newId, type Caller } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { consistencyTier, defaultTriggerWord, LORA_JOB, trainRefusal, type Lora } from '../domain/lora.js';
@@ -41,6 +42,7 @@ export class LoraService {
     private readonly storage: Storage,
     private readonly trainer: LoraTrainer,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   async view(workspaceId: string, characterId: string): Promise<LoraView> {
@@ -56,7 +58,8 @@ export class LoraService {
    * 404 character, 409 a training under way, 409 image count, 402 credits; the charge, the job row,
    * the LoRA row and the character's status commit together, or none of them.
    */
-  async train(workspaceId: string, characterId: string, req: TrainRequest): Promise<{ lora: Lora; job: JobRecord; imageCount: number }> {
+  async train(actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string, req: TrainRequest): Promise<{ lora: Lora; job: JobRecord; imageCount: number }> {
+    const { workspaceId } = actor;
     const started = await inTransaction(this.ds, async (tx) => {
       const character = await this.characters.getForUpdate(tx, workspaceId, characterId);
       const current = await this.loras.findByCharacter(tx, workspaceId, characterId, { lock: true });
@@ -78,11 +81,19 @@ export class LoraService {
       });
       if (!lora) throw trainRefusal({ status: 'queued', imageCount: 0 })!;
       await this.mirror(tx, lora);
+      await this.recordStart(tx, actor, lora);
       return { lora, job, imageCount };
     });
     await this.jobs.enqueue(started.job);
     this.logger.log({ msg: 'lora training queued', lora_id: started.lora.id, workspace_id: workspaceId, character_id: characterId, job_id: started.job.id });
     return started;
+  }
+
+  private recordStart(tx: Tx, actor: Pick<Caller, 'workspaceId' | 'userId'>, lora: Lora): Promise<void> {
+    return this.audit.record(tx, {
+      workspaceId: actor.workspaceId, actorUserId: actor.userId, action: 'lora.training_started', targetType: 'lora', targetId: lora.id,
+      details: { character_id: lora.characterId, base_model: lora.baseModel, credits: lora.creditsCharged },
+    });
   }
 
   /**

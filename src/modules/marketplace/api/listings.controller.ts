@@ -31,7 +31,7 @@ export class ListingsController {
   @ApiCreatedResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'listing_exists', 'rate_limited')
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateListingDto): Promise<ListingEnvelope> {
-    return { listing: toListingBody(await this.listings.create(caller.workspaceId, plainPreviews(toListingInput(body), this.urls)), this.urls) };
+    return { listing: toListingBody(await this.listings.create(caller, plainPreviews(toListingInput(body), this.urls)), this.urls) };
   }
 
   @Put(':id')
@@ -41,7 +41,7 @@ export class ListingsController {
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string, @Body() body: UpdateListingDto): Promise<ListingEnvelope> {
-    return { listing: toListingBody(await this.listings.update(caller.workspaceId, id, plainPreviews(toListingEdit(body), this.urls)), this.urls) };
+    return { listing: toListingBody(await this.listings.update(caller, id, plainPreviews(toListingEdit(body), this.urls)), this.urls) };
   }
 
   @Delete(':id')
@@ -52,6 +52,6 @@ export class ListingsController {
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async remove(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<void> {
-    await this.listings.remove(caller.workspaceId, id);
+    await this.listings.remove(caller, id);
   }
 }

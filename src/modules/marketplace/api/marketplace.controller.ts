@@ -56,7 +56,7 @@ export class MarketplaceController {
   @ApiCreatedResponse({ type: PurchaseResultBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'cannot_purchase_own_listing', 'listing_unavailable', 'already_purchased', 'character_limit_reached', 'insufficient_credits', 'rate_limited')
   async purchase(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<PurchaseResultBody> {
-    return toPurchaseResultBody(await this.purchases.purchase(caller.workspaceId, id), this.urls);
+    return toPurchaseResultBody(await this.purchases.purchase(caller, id), this.urls);
   }
 
   @Post(':id/reviews')

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, newId } from '../../../core/index.js';
+import { AppError, newId, type Caller } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade, type Character, type CharacterTemplate } from '../../characters/index.js';
 import { sellerShare, statusAfterSale, type Listing } from '../domain/listing.js';
@@ -36,9 +37,11 @@ export class PurchaseService {
     private readonly purchases: PurchasesRepository,
     private readonly billing: BillingFacade,
     private readonly characters: CharactersFacade,
+    private readonly audit: AuditLog,
   ) {}
 
-  async purchase(buyerWorkspaceId: string, listingId: string): Promise<PurchaseResult> {
+  async purchase(buyer: Pick<Caller, 'workspaceId' | 'userId'>, listingId: string): Promise<PurchaseResult> {
+    const buyerWorkspaceId = buyer.workspaceId;
     try {
       return await inTransaction(this.ds, async (tx) => {
         const locked = await this.listings.lock(tx, listingId);
@@ -52,7 +55,12 @@ export class PurchaseService {
           balance: await this.billing.balance(buyerWorkspaceId, tx),
         });
         if (refusal) throw refusal;
-        return this.complete(tx, buyerWorkspaceId, locked.listing, locked.template);
+        const result = await this.complete(tx, buyerWorkspaceId, locked.listing, locked.template);
+        await this.audit.record(tx, {
+          workspaceId: buyerWorkspaceId, actorUserId: buyer.userId, action: 'purchase.completed', targetType: 'purchase', targetId: result.purchase.id,
+          details: { listing_id: listingId, price: locked.listing.priceCredits },
+        });
+        return result;
       });
     } catch (err) {
       // A backstop only: the listing lock already orders purchases of one listing.

@@ -69,7 +69,7 @@ export class IntegrationsController {
   @ApiNoContentResponse({ description: 'Disconnected.' })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async disconnect(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform): Promise<void> {
-    await this.connections.disconnect(caller.workspaceId, platform);
+    await this.connections.disconnect(caller, platform);
   }
 
   @Get('boards')

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, newId, type Platform } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { canPostWith, statusFor, type Connection, type UsableConnection } from '../domain/connection.js';
 import { isInAppPath } from '../domain/redirect-path.js';
 import { ConnectionsRepository } from '../infrastructure/connections.repository.js';
@@ -47,6 +48,7 @@ export class ConnectionsService {
     private readonly cipher: TokenCipher,
     private readonly clients: PlatformClients,
     private readonly keeper: TokenKeeper,
+    private readonly audit: AuditLog,
   ) {}
 
   async view(workspaceId: string, platform: Platform): Promise<IntegrationView> {
@@ -82,10 +84,14 @@ export class ConnectionsService {
     if (q.error || !q.code) return { location: back('error', q.error ? 'access_denied' : 'missing_code') };
     try {
       const granted = await this.clients.get(platform).exchangeCode({ code: q.code, redirectUri: this.clients.callbackUrl(platform), codeVerifier: state.codeVerifier ?? undefined });
-      await inTransaction(this.ds, (tx) => this.connections.upsertConnected(tx, {
-        id: newId('int'), workspaceId: state.workspaceId, platform, mode: this.clients.mode(platform),
-        accountId: granted.account.id, accountName: granted.account.name, ...granted,
-      }));
+      // The callback is open (the platform's redirect carries no session): the actor is whoever started the flow.
+      await inTransaction(this.ds, async (tx) => {
+        const c = await this.connections.upsertConnected(tx, {
+          id: newId('int'), workspaceId: state.workspaceId, platform, mode: this.clients.mode(platform),
+          accountId: granted.account.id, accountName: granted.account.name, ...granted,
+        });
+        await this.audit.record(tx, { workspaceId: state.workspaceId, actorUserId: state.userId, action: 'integration.connected', targetType: 'integration', targetId: c.id, details: { platform } });
+      });
       this.logger.log({ msg: 'platform connected', platform, workspace_id: state.workspaceId, mode: this.clients.mode(platform) });
       return { location: back('connected', platform) };
     } catch (err) {
@@ -104,11 +110,15 @@ export class ConnectionsService {
     return target.toString();
   }
 
-  async disconnect(workspaceId: string, platform: Platform): Promise<void> {
+  async disconnect(caller: { workspaceId: string; userId: string }, platform: Platform): Promise<void> {
+    const { workspaceId } = caller;
     const c = await this.connections.find(this.ds.manager, workspaceId, platform);
     if (!c || c.status === 'disconnected') return;
     if (c.accessToken) await this.clients.get(platform).revoke({ accessToken: c.accessToken, refreshToken: c.refreshToken }).catch(() => undefined);
-    await this.connections.disconnect(this.ds.manager, workspaceId, c.id);
+    await inTransaction(this.ds, async (tx) => {
+      await this.connections.disconnect(tx, workspaceId, c.id);
+      await this.audit.record(tx, { workspaceId, actorUserId: caller.userId, action: 'integration.disconnected', targetType: 'integration', targetId: c.id, details: { platform } });
+    });
     this.logger.log({ msg: 'platform disconnected', platform, workspace_id: workspaceId });
   }
 

@@ -38,7 +38,7 @@ export class SelfHostedController {
   @ApiErrors('validation_failed')
   @ApiOkResponse({ type: RoutingEnvelope })
   async setRouting(@Body() dto: SetRoutingDto, @CurrentCaller() caller: Caller) {
-    return { routing: routingBody(await this.admin.setRouting(dto.enabled, dto.routing_percentage, caller.userId)) };
+    return { routing: routingBody(await this.admin.setRouting(dto.enabled, dto.routing_percentage, caller)) };
   }
 
   @Post('refresh')
@@ -65,7 +65,7 @@ export class SelfHostedController {
         apiKey: dto.api_key ?? null,
         workflow: dto.workflow ?? null,
       },
-      caller.userId,
+      caller,
     );
     return { endpoint: endpointBody(created, this.healthTtlMs) };
   }
@@ -86,7 +86,7 @@ export class SelfHostedController {
       workflow: dto.workflow,
     };
     const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    return { endpoint: endpointBody(await this.admin.update(id, defined, caller.userId), this.healthTtlMs) };
+    return { endpoint: endpointBody(await this.admin.update(id, defined, caller), this.healthTtlMs) };
   }
 
   @Delete('endpoints/:id')
@@ -95,6 +95,6 @@ export class SelfHostedController {
   @ApiErrors('not_found')
   @ApiNoContentResponse()
   async remove(@Param('id', EndpointId) id: string, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.admin.remove(id, caller.userId);
+    await this.admin.remove(id, caller);
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, newId } from '../../../core/index.js';
+import { AppError, newId, type Caller } from '../../../core/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { AuditLog, type AuditAction } from '../../audit/index.js';
 import type { Endpoint, EndpointKind, RoutingSettings } from '../domain/endpoint.js';
 import { SelfHostedRepository, type EndpointChanges } from '../infrastructure/selfhosted.repository.js';
 import { endpointUrlRefusal, normaliseEndpointUrl } from './endpoint-address.js';
@@ -15,6 +17,9 @@ export type EndpointInput = Pick<Endpoint, 'name' | 'url' | 'kind' | 'status' | 
 
 /** A change: absent fields stay; `apiKey`/`workflow` null clears them. */
 export type EndpointPatch = Partial<EndpointInput>;
+
+/** The platform admin making a change; it is audited in the admin's own workspace. */
+export type RoutingAdmin = Pick<Caller, 'userId' | 'workspaceId'>;
 
 export interface EndpointWithRuntime {
   endpoint: Endpoint;
@@ -39,6 +44,7 @@ export class SelfHostedAdminService {
     private readonly state: RouterState,
     private readonly directory: RoutingDirectory,
     private readonly health: EndpointHealth,
+    private readonly audit: AuditLog,
   ) {}
 
   async overview(): Promise<RoutingOverview> {
@@ -48,10 +54,14 @@ export class SelfHostedAdminService {
     return { routing, endpoints: endpoints.map((endpoint) => ({ endpoint, runtime: runtime.get(endpoint.id)! })), stats };
   }
 
-  async setRouting(enabled: boolean, percentage: number, adminUserId: string): Promise<RoutingSettings> {
-    const routing = await this.repo.setRouting(this.ds.manager, enabled, percentage, new Date());
+  async setRouting(enabled: boolean, percentage: number, admin: RoutingAdmin): Promise<RoutingSettings> {
+    const routing = await inTransaction(this.ds, async (tx) => {
+      const settings = await this.repo.setRouting(tx, enabled, percentage, new Date());
+      await this.record(tx, admin, 'selfhosted.routing_changed', 'selfhosted_routing', null, { enabled, routing_percentage: percentage });
+      return settings;
+    });
     await this.directory.changed();
-    this.logger.log({ msg: 'routing changed', enabled, routing_percentage: percentage, admin_user_id: adminUserId });
+    this.logger.log({ msg: 'routing changed', enabled, routing_percentage: percentage, admin_user_id: admin.userId });
     return routing;
   }
 
@@ -60,7 +70,7 @@ export class SelfHostedAdminService {
     return this.overview();
   }
 
-  async create(input: EndpointInput, adminUserId: string): Promise<EndpointWithRuntime> {
+  async create(input: EndpointInput, admin: RoutingAdmin): Promise<EndpointWithRuntime> {
     await this.checkUrl(input.url);
     checkWorkflow(input.kind, input.workflow);
     const id = newId('ep');
@@ -78,13 +88,16 @@ export class SelfHostedAdminService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.repo.insertEndpoint(this.ds.manager, endpoint);
+    await inTransaction(this.ds, async (tx) => {
+      await this.repo.insertEndpoint(tx, endpoint);
+      await this.record(tx, admin, 'selfhosted.endpoint_added', 'selfhosted_endpoint', id, { name: endpoint.name, kind: endpoint.kind, status: endpoint.status });
+    });
     await this.directory.changed();
-    this.logger.log({ msg: 'endpoint added', endpoint_id: id, kind: endpoint.kind, admin_user_id: adminUserId });
+    this.logger.log({ msg: 'endpoint added', endpoint_id: id, kind: endpoint.kind, admin_user_id: admin.userId });
     return this.withRuntime(endpoint);
   }
 
-  async update(id: string, patch: EndpointPatch, adminUserId: string): Promise<EndpointWithRuntime> {
+  async update(id: string, patch: EndpointPatch, admin: RoutingAdmin): Promise<EndpointWithRuntime> {
     const current = await this.repo.findEndpoint(this.ds.manager, id);
     if (!current) throw notFound();
     if (patch.url !== undefined) await this.checkUrl(patch.url);
@@ -100,19 +113,31 @@ export class SelfHostedAdminService {
       workflow: patch.workflow,
       apiKeySealed: patch.apiKey === undefined ? undefined : patch.apiKey === null ? null : this.secrets.seal(patch.apiKey, id),
     };
-    const updated = await this.repo.updateEndpoint(this.ds.manager, id, changes, new Date());
-    if (!updated) throw notFound();
+    const updated = await inTransaction(this.ds, async (tx) => {
+      const row = await this.repo.updateEndpoint(tx, id, changes, new Date());
+      if (!row) throw notFound();
+      // Field names only: a changed api_key is named, never shown.
+      await this.record(tx, admin, 'selfhosted.endpoint_changed', 'selfhosted_endpoint', id, { fields: patchedFields(patch) });
+      return row;
+    });
     await this.directory.changed();
-    this.logger.log({ msg: 'endpoint changed', endpoint_id: id, fields: Object.keys(patch), admin_user_id: adminUserId });
+    this.logger.log({ msg: 'endpoint changed', endpoint_id: id, fields: Object.keys(patch), admin_user_id: admin.userId });
     return this.withRuntime(updated);
   }
 
   /** Jobs running on it finish: they hold what they need; new jobs no longer see it. */
-  async remove(id: string, adminUserId: string): Promise<void> {
-    if (!(await this.repo.deleteEndpoint(this.ds.manager, id))) throw notFound();
+  async remove(id: string, admin: RoutingAdmin): Promise<void> {
+    await inTransaction(this.ds, async (tx) => {
+      if (!(await this.repo.deleteEndpoint(tx, id))) throw notFound();
+      await this.record(tx, admin, 'selfhosted.endpoint_removed', 'selfhosted_endpoint', id, {});
+    });
     await this.directory.changed();
     await this.state.forget(id);
-    this.logger.log({ msg: 'endpoint removed', endpoint_id: id, admin_user_id: adminUserId });
+    this.logger.log({ msg: 'endpoint removed', endpoint_id: id, admin_user_id: admin.userId });
+  }
+
+  private record(tx: Tx, admin: RoutingAdmin, action: AuditAction, targetType: string, targetId: string | null, details: Record<string, unknown>): Promise<void> {
+    return this.audit.record(tx, { workspaceId: admin.workspaceId, actorUserId: admin.userId, action, targetType, targetId, details });
   }
 
   private async withRuntime(endpoint: Endpoint): Promise<EndpointWithRuntime> {
@@ -130,6 +155,13 @@ function checkWorkflow(kind: EndpointKind, workflow: Record<string, unknown> | n
   if (workflow !== null && kind !== 'comfyui') {
     throw new AppError('validation_failed', 'workflow applies to comfyui endpoints only.', [{ field: 'workflow', message: 'workflow applies to comfyui endpoints only' }]);
   }
+}
+
+/** The wire names of the fields a patch sets. */
+function patchedFields(patch: EndpointPatch): string[] {
+  return Object.entries(patch)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 }
 
 function notFound(): AppError {
