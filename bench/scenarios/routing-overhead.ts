@@ -29,7 +29,7 @@ export const OVERHEAD_CALLS = 5_000;
 export const OVERHEAD_CALLERS = 8;
 
 export interface OverheadRow {
-  path: 'selfhosted' | 'cloud';
+  path: 'selfhosted' | 'cloud' | 'redis PING';
   callers: number;
   calls: number;
   /** Per call, in ms. */
@@ -38,6 +38,8 @@ export interface OverheadRow {
   max: number;
   /** Decisions per second over the run, all callers together. */
   perSecond: number;
+  /** This process's CPU per call, ms. */
+  cpuMs: number;
   /** Calls that ended on another path than the one measured (e.g. a full endpoint); should be 0. */
   offPath: number;
 }
@@ -91,59 +93,92 @@ function request(seed: number): ImageRequest {
   return { jobId: newId('job'), workspaceId: 'ws_bench', character, prompt: 'Sunrise run by the river', width: 1024, height: 1024, count: 1, seed };
 }
 
-/** `calls` calls of `router.generate`, `callers` at a time; answers each call's time outside the stand-ins. */
-async function run(rig: Rig, path: OverheadRow['path'], calls: number, callers: number): Promise<{ times: number[]; seconds: number; offPath: number }> {
-  const reqs = Array.from({ length: calls }, (_, i) => request(i));
+interface Timed {
+  /** Per call, in ms, outside the stand-ins. */
+  times: number[];
+  seconds: number;
+  /** CPU this process spent, per call, in ms (user + system): the decision's own work, whatever the machine's load. */
+  cpuMs: number;
+  offPath: number;
+}
+
+/** `calls` calls of `once`, `callers` at a time; `once` answers whether the call took the expected path. */
+async function timeCalls(rig: Rig, calls: number, callers: number, once: (i: number) => Promise<boolean>): Promise<Timed> {
   const times = new Array<number>(calls);
   rig.clock.inside.length = 0;
   let next = 0;
   let offPath = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: callers }, async () => {
       while (next < calls) {
         const i = next++;
         const t0 = performance.now();
-        const routed = await rig.router.generate(reqs[i], rig.fallback);
+        const onPath = await once(i);
         times[i] = performance.now() - t0 - (rig.clock.inside[i] ?? 0);
-        if (routed.route.route !== path) offPath++;
+        if (!onPath) offPath++;
       }
     }),
   );
-  return { times, seconds: (performance.now() - started) / 1000, offPath };
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { times, seconds, cpuMs: (used.user + used.system) / 1000 / calls, offPath };
 }
 
-async function measurePath(rig: Rig, path: OverheadRow['path']): Promise<OverheadRow[]> {
-  rig.routing.percentage = path === 'selfhosted' ? 100 : 0;
-  // Bumps the shared version: the next call reads the settings afresh, as after the admin's PUT.
-  await rig.directory.changed();
+function row(label: OverheadRow['path'], callers: number, r: Timed): OverheadRow {
+  return {
+    path: label, callers, calls: r.times.length, p50: percentile(r.times, 50), p99: percentile(r.times, 99), max: Math.max(...r.times),
+    perSecond: r.times.length / r.seconds, cpuMs: r.cpuMs, offPath: r.offPath,
+  };
+}
+
+/** The warm-up, then the measured run, sequential and at OVERHEAD_CALLERS. */
+async function measureCalls(rig: Rig, label: OverheadRow['path'], once: (i: number) => Promise<boolean>): Promise<OverheadRow[]> {
   const rows: OverheadRow[] = [];
   for (const callers of [1, OVERHEAD_CALLERS]) {
-    await run(rig, path, OVERHEAD_WARMUP, callers);
-    const r = await run(rig, path, OVERHEAD_CALLS, callers);
-    rows.push({
-      path, callers, calls: OVERHEAD_CALLS, p50: percentile(r.times, 50), p99: percentile(r.times, 99), max: Math.max(...r.times),
-      perSecond: OVERHEAD_CALLS / r.seconds, offPath: r.offPath,
-    });
+    await timeCalls(rig, OVERHEAD_WARMUP, callers, once);
+    rows.push(row(label, callers, await timeCalls(rig, OVERHEAD_CALLS, callers, once)));
   }
   return rows;
 }
 
-/** Both paths, sequential and at 8 callers; `prefix` keeps the Redis keys apart from any service's. */
+async function measurePath(rig: Rig, path: 'selfhosted' | 'cloud'): Promise<OverheadRow[]> {
+  rig.routing.percentage = path === 'selfhosted' ? 100 : 0;
+  // Bumps the shared version: the next call reads the settings afresh, as after the admin's PUT.
+  await rig.directory.changed();
+  // Requests are made before the clock starts: a job id is the job's, not the router's.
+  const reqs = Array.from({ length: Math.max(OVERHEAD_WARMUP, OVERHEAD_CALLS) }, (_, i) => request(i));
+  return measureCalls(rig, path, async (i) => (await rig.router.generate(reqs[i], rig.fallback)).route.route === path);
+}
+
+/**
+ * Both paths, sequential and at 8 callers, and a Redis PING on the same connection as the floor
+ * under them (the self-hosted path makes six Redis steps in turn: settings version, runtime
+ * pipeline, claim script, succeeded script, release, stats pipeline; the cloud path two).
+ * `prefix` keeps the Redis keys apart from any service's.
+ */
 export async function measureDecisionOverhead(env: Record<string, string>, prefix: string): Promise<OverheadRow[]> {
   const rig = buildRig(env, prefix);
   try {
-    return [...(await measurePath(rig, 'selfhosted')), ...(await measurePath(rig, 'cloud'))];
+    const ping = await measureCalls(rig, 'redis PING', async () => (await rig.redis.ping()) === 'PONG');
+    return [...ping, ...(await measurePath(rig, 'selfhosted')), ...(await measurePath(rig, 'cloud'))];
   } finally {
     rig.redis.disconnect();
   }
 }
 
+const LABELS: Record<OverheadRow['path'], string> = {
+  'redis PING': 'baseline: one Redis PING',
+  selfhosted: 'self-hosted (100 %, 2 endpoints)',
+  cloud: 'cloud (0 %)',
+};
+
 export function overheadTable(rows: OverheadRow[]): string {
   const us = (ms: number) => (ms * 1000).toFixed(0);
   return table(
-    ['path', 'callers', 'calls', 'p50 µs', 'p99 µs', 'max µs', 'decisions/s', 'off path'],
-    rows.map((r) => [r.path === 'selfhosted' ? 'self-hosted (100 %, 2 endpoints)' : 'cloud (0 %)', String(r.callers), String(r.calls), us(r.p50), us(r.p99), us(r.max), r.perSecond.toFixed(0), String(r.offPath)]),
-    [false, true, true, true, true, true, true, true],
+    ['path', 'callers', 'calls', 'p50 µs', 'p99 µs', 'max µs', 'CPU µs/call', 'calls/s', 'off path'],
+    rows.map((r) => [LABELS[r.path], String(r.callers), String(r.calls), us(r.p50), us(r.p99), us(r.max), us(r.cpuMs), r.perSecond.toFixed(0), String(r.offPath)]),
+    [false, true, true, true, true, true, true, true, true],
   );
 }
