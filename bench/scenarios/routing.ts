@@ -20,9 +20,9 @@ import { measureDecisionOverhead, overheadTable, type OverheadRow } from './rout
  * 2. Image jobs/s of one worker through two healthy A1111 fakes (routing 100 %) against the same
  *    worker on the Replicate fake (routing 0 %), in the same run. Each batch is queued while the
  *    worker is paused (SIGSTOP) and timed from its resume to the last job's finish, so the reading
- *    is the worker's drain, not the API's acceptance. The batches alternate which path goes first,
- *    round by round, since an order effect was seen here before (the first batch after a pause ran
- *    slower). Both fakes answer at once: the ratio is what each path costs the service, not a GPU.
+ *    is the worker's drain, not the API's acceptance. Each round starts with the other path, so
+ *    neither always meets the worker first (an order effect was seen in this repo before). Both
+ *    fakes answer at once: the ratio is what each path costs the service, not a GPU's speed.
  * 3. A fake's death under a steady stream of jobs routed 100 % to it: the time from the kill to the
  *    first job completed through fallback, when its circuit opened, and that no job failed.
  */
@@ -30,7 +30,7 @@ const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: 
 const REPLICATE_TOKEN = 'bench-replicate-token';
 const ENDPOINT_CONCURRENCY = 4;
 const DRAIN_BATCH = 150;
-const DRAIN_ROUNDS = 4;
+const DRAIN_ROUNDS = 6;
 const WARM_BATCH = 20;
 /** Below either path's drain rate, so the stream meets an empty queue and the timings are the death's, not a backlog's. */
 const STREAM_RATE = 8;
