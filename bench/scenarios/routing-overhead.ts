@@ -40,6 +40,8 @@ export interface OverheadRow {
   perSecond: number;
   /** This process's CPU per call, ms. */
   cpuMs: number;
+  /** The share of calls over 1 ms, in %: with the PING row, says how much of the tail is the machine's. */
+  overOneMs: number;
   /** Calls that ended on another path than the one measured (e.g. a full endpoint); should be 0. */
   offPath: number;
 }
@@ -129,7 +131,7 @@ async function timeCalls(rig: Rig, calls: number, callers: number, once: (i: num
 function row(label: OverheadRow['path'], callers: number, r: Timed): OverheadRow {
   return {
     path: label, callers, calls: r.times.length, p50: percentile(r.times, 50), p99: percentile(r.times, 99), max: Math.max(...r.times),
-    perSecond: r.times.length / r.seconds, cpuMs: r.cpuMs, offPath: r.offPath,
+    perSecond: r.times.length / r.seconds, cpuMs: r.cpuMs, offPath: r.offPath, overOneMs: (100 * r.times.filter((t) => t > 1).length) / r.times.length,
   };
 }
 
@@ -177,8 +179,8 @@ const LABELS: Record<OverheadRow['path'], string> = {
 export function overheadTable(rows: OverheadRow[]): string {
   const us = (ms: number) => (ms * 1000).toFixed(0);
   return table(
-    ['path', 'callers', 'calls', 'p50 µs', 'p99 µs', 'max µs', 'CPU µs/call', 'calls/s', 'off path'],
-    rows.map((r) => [LABELS[r.path], String(r.callers), String(r.calls), us(r.p50), us(r.p99), us(r.max), us(r.cpuMs), r.perSecond.toFixed(0), String(r.offPath)]),
-    [false, true, true, true, true, true, true, true, true],
+    ['path', 'callers', 'calls', 'p50 µs', 'p99 µs', 'max µs', '> 1 ms', 'CPU µs/call', 'calls/s', 'off path'],
+    rows.map((r) => [LABELS[r.path], String(r.callers), String(r.calls), us(r.p50), us(r.p99), us(r.max), `${r.overOneMs.toFixed(1)}%`, us(r.cpuMs), r.perSecond.toFixed(0), String(r.offPath)]),
+    [false, true, true, true, true, true, true, true, true, true],
   );
 }
