@@ -4,7 +4,8 @@ import { foundation } from './foundation.js';
 import { lora } from './lora.js';
 import { marketplace } from './marketplace.js';
 import { publishing } from './publishing.js';
+import { routing } from './routing.js';
 import { voice } from './voice.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing];

@@ -42,10 +42,11 @@ export abstract class RouterState {
   abstract runtime(endpointIds: string[], now: number): Promise<Map<string, EndpointRuntime>>;
   abstract claim(endpointId: string, maxConcurrency: number, now: number, leaseMs: number): Promise<SlotClaim>;
   abstract renew(lease: Lease, now: number, leaseMs: number): Promise<void>;
+  /** Frees a slot without an outcome (settling one with `succeeded`/`failed` frees it too). */
   abstract release(lease: Lease): Promise<void>;
-  /** A request that succeeded: latency into the average, and the circuit's rule. */
+  /** A request that succeeded: its slot released, latency into the average, and the circuit's rule. */
   abstract succeeded(lease: Lease, latencyMs: number, now: number): Promise<CircuitState>;
-  /** A request that failed; `counted` when it was the endpoint's fault. Answers the circuit after it. */
+  /** A request that failed, its slot released; `counted` when it was the endpoint's fault. Answers the circuit after it. */
   abstract failed(lease: Lease, error: string, counted: boolean, now: number, policy: CircuitPolicy): Promise<CircuitState>;
   abstract recordHealth(endpointId: string, health: 'healthy' | 'unhealthy', error: string | null, now: number): Promise<void>;
   /** One process probes an endpoint per window: true for the caller that won the window. */

@@ -109,26 +109,34 @@ export class SelfHostedRouter extends ImageRouter {
     return null;
   }
 
-  /** One request on a held slot: renewed while it runs, released after; the outcome feeds the circuit. */
+  /** One request on a held slot: renewed while it runs; settling its outcome (which feeds the circuit) frees it. */
   private async run(lease: Lease, target: GpuTarget, req: GpuImageRequest, bounded: AbortSignal, budget: AbortSignal, jobId: string): Promise<GeneratedMedia[] | null> {
     const renewal = setInterval(() => void this.state.renew(lease, Date.now(), this.settings.leaseMs).catch(() => undefined), Math.floor(this.settings.leaseMs / 3));
     const started = Date.now();
+    let settled = false;
     try {
       const media = await this.backends.for(target.kind).generate(target, req, bounded);
       if (media.length < req.count) throw new Error(`made ${media.length} of ${req.count} images`);
-      this.metrics.circuitState(target.id, await this.state.succeeded(lease, Date.now() - started, Date.now()));
+      clearInterval(renewal);
+      const circuit = await this.state.succeeded(lease, Date.now() - started, Date.now());
+      settled = true;
+      this.metrics.circuitState(target.id, circuit);
       return media;
     } catch (err) {
+      clearInterval(renewal);
+      if (settled) throw err;
       const timedOut = budget.aborted;
       const counted = countsAgainstEndpoint(err, timedOut);
       const error = describeFailure(err, timedOut);
       const circuit: CircuitState = await this.state.failed(lease, error, counted, Date.now(), { threshold: this.settings.circuitThreshold, resetMs: this.settings.circuitResetMs });
+      settled = true;
       this.metrics.circuitState(target.id, circuit);
       this.logger.warn({ msg: 'self-hosted attempt failed', job_id: jobId, endpoint_id: target.id, error, counted, circuit });
       return null;
     } finally {
       clearInterval(renewal);
-      await this.state.release(lease).catch(() => undefined);
+      // Only when settling itself failed (Redis gone): the lease would lapse anyway, this frees it sooner.
+      if (!settled) await this.state.release(lease).catch(() => undefined);
     }
   }
 }

@@ -50,6 +50,7 @@ export class MemoryRouterState extends RouterState {
 
   async succeeded(lease: Lease, latencyMs: number): Promise<CircuitState> {
     const e = this.entry(lease.endpointId);
+    e.slots.delete(lease.token);
     e.avgLatencyMs = nextAverage(e.avgLatencyMs, latencyMs);
     e.circuit = afterSuccess(e.circuit, lease.token);
     return e.circuit.state;
@@ -57,6 +58,7 @@ export class MemoryRouterState extends RouterState {
 
   async failed(lease: Lease, error: string, counted: boolean, now: number, policy: CircuitPolicy): Promise<CircuitState> {
     const e = this.entry(lease.endpointId);
+    e.slots.delete(lease.token);
     e.lastError = error;
     e.circuit = afterFailure(e.circuit, lease.token, counted, now, policy);
     return e.circuit.state;

@@ -43,8 +43,9 @@ if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
 end
 return 1`;
 
-/** ARGV: token, latencyMs, weight. Answers the circuit's state after it. */
+/** KEYS[2] the slots. ARGV: token, latencyMs, weight. Releases the slot; answers the circuit's state after it. */
 const SUCCEEDED = `
+redis.call('ZREM', KEYS[2], ARGV[1])
 local c = redis.call('HMGET', KEYS[1], 'state', 'trial_token', 'avg_latency')
 local sample = tonumber(ARGV[2])
 local avg = tonumber(c[3] or '')
@@ -60,8 +61,9 @@ elseif state == 'half_open' and c[2] == ARGV[1] then
 end
 return state`;
 
-/** ARGV: token, error, counted (1/0), now, threshold, resetMs. Answers the circuit's state after it. */
+/** KEYS[2] the slots. ARGV: token, error, counted (1/0), now, threshold, resetMs. Releases the slot; answers the circuit's state after it. */
 const FAILED = `
+redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[1], 'last_error', ARGV[2])
 local c = redis.call('HMGET', KEYS[1], 'state', 'trial_token', 'failures')
 local state = c[1] or 'closed'
@@ -86,8 +88,8 @@ return 'open'`;
 type ScriptedRedis = Redis & {
   shClaim(hash: string, slots: string, token: string, max: number, now: number, leaseMs: number): Promise<number>;
   shRenew(hash: string, slots: string, token: string, until: number, leaseMs: number): Promise<number>;
-  shSucceeded(hash: string, token: string, latencyMs: number, weight: number): Promise<CircuitState>;
-  shFailed(hash: string, token: string, error: string, counted: 0 | 1, now: number, threshold: number, resetMs: number): Promise<CircuitState>;
+  shSucceeded(hash: string, slots: string, token: string, latencyMs: number, weight: number): Promise<CircuitState>;
+  shFailed(hash: string, slots: string, token: string, error: string, counted: 0 | 1, now: number, threshold: number, resetMs: number): Promise<CircuitState>;
 };
 
 const num = (v: string | undefined): number | null => (v === undefined || v === '' ? null : Number(v));
@@ -100,8 +102,8 @@ export class RedisRouterState extends RouterState {
     super();
     redis.defineCommand('shClaim', { numberOfKeys: 2, lua: CLAIM });
     redis.defineCommand('shRenew', { numberOfKeys: 2, lua: RENEW });
-    redis.defineCommand('shSucceeded', { numberOfKeys: 1, lua: SUCCEEDED });
-    redis.defineCommand('shFailed', { numberOfKeys: 1, lua: FAILED });
+    redis.defineCommand('shSucceeded', { numberOfKeys: 2, lua: SUCCEEDED });
+    redis.defineCommand('shFailed', { numberOfKeys: 2, lua: FAILED });
     this.redis = redis as ScriptedRedis;
   }
 
@@ -136,11 +138,11 @@ export class RedisRouterState extends RouterState {
   }
 
   succeeded(lease: Lease, latencyMs: number): Promise<CircuitState> {
-    return this.redis.shSucceeded(this.hash(lease.endpointId), lease.token, latencyMs, LATENCY_WEIGHT);
+    return this.redis.shSucceeded(this.hash(lease.endpointId), this.slots(lease.endpointId), lease.token, latencyMs, LATENCY_WEIGHT);
   }
 
   failed(lease: Lease, error: string, counted: boolean, now: number, policy: CircuitPolicy): Promise<CircuitState> {
-    return this.redis.shFailed(this.hash(lease.endpointId), lease.token, error, counted ? 1 : 0, now, policy.threshold, policy.resetMs);
+    return this.redis.shFailed(this.hash(lease.endpointId), this.slots(lease.endpointId), lease.token, error, counted ? 1 : 0, now, policy.threshold, policy.resetMs);
   }
 
   async recordHealth(endpointId: string, health: 'healthy' | 'unhealthy', error: string | null, now: number): Promise<void> {

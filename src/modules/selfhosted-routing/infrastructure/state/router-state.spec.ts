@@ -38,6 +38,16 @@ describe.each([
     expect((await s.runtime(['ep_a'], T + LEASE)).get('ep_a')!.load).toBe(1);
   });
 
+  it('settling a request, either way, frees its slot', async () => {
+    const s = make();
+    const a = await s.claim('ep_f', 2, T, LEASE);
+    const b = await s.claim('ep_f', 2, T, LEASE);
+    if (!('lease' in a) || !('lease' in b)) throw new Error('no slot');
+    await s.succeeded(a.lease, 10, T);
+    await s.failed(b.lease, 'x', true, T, POLICY);
+    expect((await s.runtime(['ep_f'], T)).get('ep_f')!.load).toBe(0);
+  });
+
   it('a renewed lease outlives its first term', async () => {
     const s = make();
     const a = await s.claim('ep_r', 1, T, LEASE);
