@@ -245,6 +245,25 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(members.filter((mm) => mm.role === 'owner')).toHaveLength(1);
   });
 
+  it('signs a member removed from their own workspace in to another of theirs, and refuses one with none left', async () => {
+    const u = await registerUser(server);
+    const other = await registerUser(server);
+    await setPlan(server, admin, u.workspace.id, 'pro');
+    await setPlan(server, admin, other.workspace.id, 'pro');
+    // u makes `other` an owner of u's workspace; `other` removes u from it.
+    expect((await add(server, u.auth, u.workspace.id, { user_id: other.user.id, role: 'owner' })).status).toBe(201);
+    const asOther = await switchTo(server, other.auth, u.workspace.id);
+    expect((await api(server).delete(`/organizations/${u.workspace.id}/members/${u.user.id}`).set(asOther)).status).toBe(204);
+    const refused = await api(server).post('/auth/login').send({ email: u.user.email, password: PASSWORD });
+    expect([refused.status, refused.body.code]).toEqual([403, 'forbidden']);
+    // Back as a viewer of `other`'s workspace: a sign-in lands there.
+    expect((await add(server, other.auth, other.workspace.id, { user_id: u.user.id, role: 'viewer' })).status).toBe(201);
+    const login = await api(server).post('/auth/login').send({ email: u.user.email, password: PASSWORD });
+    expect(login.status).toBe(200);
+    const me = await api(server).get('/auth/me').set({ Authorization: `Bearer ${login.body.access_token}` });
+    expect(me.body).toMatchObject({ workspace: { id: other.workspace.id }, workspace_role: 'viewer', workspaces: [{ id: other.workspace.id, role: 'viewer' }] });
+  });
+
   it('writes exactly one audit entry per action, with actor and request id, and none for a failed action', async () => {
     const o = await registerUser(server);
     const wsId = o.workspace.id;

@@ -2,15 +2,30 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Open, Product, PublicApi } from './access.decorator.js';
+import { MinRole, Open, Product, PublicApi } from './access.decorator.js';
 import { assertEveryRouteDeclared, findUndeclaredRoutes } from './route-audit.js';
 
 @Controller('things')
 class ThingsController {
   @Get()
   @Product()
+  @MinRole('viewer')
   list() {
     return [];
+  }
+
+  /** Declared, but with no minimum workspace role: refused too. */
+  @Post()
+  @Product()
+  create() {
+    return {};
+  }
+
+  /** A platform-admin route needs no workspace role. */
+  @Post('reindex')
+  @Product({ roles: ['admin'] })
+  reindex() {
+    return {};
   }
 
   @Post(':id/poke')
@@ -26,6 +41,7 @@ class ThingsController {
 
 @Controller('public')
 @PublicApi('credits:read')
+@MinRole('viewer')
 class DeclaredOnClassController {
   @Get('credits')
   credits() {
@@ -68,16 +84,18 @@ describe('findUndeclaredRoutes', () => {
     const found = findUndeclaredRoutes(app);
     expect(found).toEqual(
       expect.arrayContaining([
-        { method: 'POST', path: '/things/:id/poke', handler: 'ThingsController.poke' },
-        { method: 'GET', path: '/a', handler: 'RootController.both' },
-        { method: 'GET', path: '/b', handler: 'RootController.both' },
+        { method: 'POST', path: '/things/:id/poke', handler: 'ThingsController.poke', missing: 'access' },
+        { method: 'GET', path: '/a', handler: 'RootController.both', missing: 'access' },
+        { method: 'GET', path: '/b', handler: 'RootController.both', missing: 'access' },
+        { method: 'POST', path: '/things', handler: 'ThingsController.create', missing: 'role' },
       ]),
     );
-    expect(found).toHaveLength(3);
+    expect(found).toHaveLength(4);
   });
 
-  it('makes assertEveryRouteDeclared throw naming each route', () => {
-    expect(() => assertEveryRouteDeclared(app)).toThrow(/POST \/things\/:id\/poke \(ThingsController\.poke\)/);
+  it('makes assertEveryRouteDeclared throw naming each route and what it lacks', () => {
+    expect(() => assertEveryRouteDeclared(app)).toThrow(/access declaration.*POST \/things\/:id\/poke \(ThingsController\.poke\)/);
+    expect(() => assertEveryRouteDeclared(app)).toThrow(/minimum workspace role \(@MinRole\): POST \/things \(ThingsController\.create\)/);
   });
 
   it('answers nothing for an application whose routes are all declared', async () => {

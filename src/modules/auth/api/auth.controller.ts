@@ -42,7 +42,7 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Sign in with email and password.' })
   @ApiOkResponse({ type: SignedInView })
-  @ApiErrors('invalid_credentials', 'rate_limited')
+  @ApiErrors('invalid_credentials', 'forbidden', 'rate_limited')
   async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     // Per-email failure limit; checked here because a refusal carries Retry-After.
     await this.limiter.assertSignInAllowed(dto.email, res);

@@ -97,7 +97,10 @@ export class AuthService {
       throw invalidCredentials();
     }
     const { passwordHash: _hash, ...user } = found;
-    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, { userId: user.id, workspaceId: user.workspaceId }, client));
+    // A member who left (or was removed from) the workspace they signed up with lands in another of theirs.
+    const workspaceId = await this.accounts.signInWorkspace(user.id, user.workspaceId);
+    if (!workspaceId) throw new AppError('forbidden', 'This account belongs to no workspace any more.');
+    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client));
     return { user, ...tokens };
   }
 

@@ -79,6 +79,15 @@ export class AccountsRepository {
     return rows.map((r) => ({ workspace: toWorkspace(r), role: r.member_role, joinedAt: r.joined_at }));
   }
 
+  /** Where a sign-in lands: the user's own workspace while a member of it, else its oldest membership; null for none. */
+  async signInWorkspace(userId: string, homeWorkspaceId: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.ds.query(
+      'SELECT workspace_id FROM memberships WHERE user_id = $1 ORDER BY (workspace_id = $2) DESC, created_at, workspace_id LIMIT 1',
+      [userId, homeWorkspaceId],
+    );
+    return rows[0]?.workspace_id ?? null;
+  }
+
   async findMemberRole(tx: Tx, userId: string, workspaceId: string): Promise<WorkspaceRole | null> {
     const rows: Array<{ role: WorkspaceRole }> = await tx.query('SELECT role FROM memberships WHERE user_id = $1 AND workspace_id = $2', [userId, workspaceId]);
     return rows[0]?.role ?? null;
