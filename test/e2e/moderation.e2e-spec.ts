@@ -189,6 +189,8 @@ describe('moderation', () => {
     const done = await waitForItem(item.id, ['ready']);
     expect(done.media).toHaveLength(3);
     expect(done.media.every((m: Item) => (m.url as string).includes(res.body.job.id) && m.review_status === 'pending')).toBe(true);
+    // The old files go right after the new list commits (the item reads `ready` a moment before): once the job completes, they are gone.
+    await waitFor(async () => (await api(server).get(`/jobs/${res.body.job.id}`).set(user.auth)).body.job?.status === 'completed', 30_000, 'the regenerate job');
     for (const url of oldUrls) expect((await fetch(`http://127.0.0.1:${server.port}${new URL(url).pathname}${new URL(url).search}`)).status).toBe(404);
 
     fake.setMode({ kind: 'fail', error: 'model overloaded' });
