@@ -30,6 +30,7 @@ import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
+import { BrandingModule } from './modules/organisations/branding/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
@@ -64,6 +65,7 @@ export class AppModule {
         MarketplaceModule,
         PublishingModule,
         SelfHostedRoutingModule,
+        BrandingModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

@@ -4,6 +4,7 @@ import { CHARACTERS_ERRORS } from './modules/characters/index.js';
 import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
+import { BRANDING_ERRORS } from './modules/organisations/branding/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
@@ -25,6 +26,7 @@ const ERROR_TABLES = {
   marketplace: MARKETPLACE_ERRORS,
   publishing: PUBLISHING_ERRORS,
   talkingHead: TALKING_HEAD_ERRORS,
+  branding: BRANDING_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */
