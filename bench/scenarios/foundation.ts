@@ -276,9 +276,9 @@ function roleCheckReport(readings: RouteReading[], roleMicros: number): { text: 
   const points = (ratio * roleMicros) / Math.max(cpuPerRequest - roleMicros, 1e-9);
   const text = [
     `  GET /characters vs GET /health: ${ratio.toFixed(1)}% (${characters.rps.toFixed(0)} / ${health.rps.toFixed(0)} req/s)`,
-    `  role check (reflector lookup + roleAtLeast, in process): ${roleMicros.toFixed(3)} µs per request, of ${cpuPerRequest.toFixed(0)} µs CPU per GET /characters: about ${points.toFixed(2)} points of that ratio`,
+    `  role check (reflector lookup + roleAtLeast, in process): ${roleMicros.toFixed(3)} µs per request, of ${cpuPerRequest.toFixed(0)} µs CPU per GET /characters: about ${points.toFixed(3)} points of that ratio`,
   ].join('\n');
-  return { text, target: { goal, actual: `${points.toFixed(2)} points (${roleMicros.toFixed(3)} µs)`, pass: points < 3 && isClean(characters) && isClean(health) } };
+  return { text, target: { goal, actual: `${points.toFixed(3)} points (${roleMicros.toFixed(3)} µs)`, pass: points < 3 && isClean(characters) && isClean(health) } };
 }
 
 export const foundation: Scenario = {

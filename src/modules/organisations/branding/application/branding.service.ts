@@ -8,7 +8,7 @@ import { inTransaction, isUniqueViolation, type Tx } from '../../../../platform/
 import { readUploadedImage } from '../../../../platform/media/index.js';
 import { Storage } from '../../../../platform/storage/index.js';
 import { AuditLog } from '../../../audit/index.js';
-import { applyChanges, emptyBranding, hasBranding, type Branding, type BrandingChanges } from '../domain/branding.js';
+import { applyChanges, changeProblems, emptyBranding, hasBranding, type Branding, type BrandingChanges } from '../domain/branding.js';
 import { BrandingRepository, DOMAIN_INDEX } from '../infrastructure/branding.repository.js';
 
 /** A logo shows on a login page: 2 MiB is plenty for any sensible one. */
@@ -33,7 +33,7 @@ export interface PageBranding {
 const domainTaken = (domain: string): AppError =>
   new AppError('domain_taken', `The domain ${domain} is already used by another workspace.`, { field: 'custom_domain' });
 
-/** White-label branding of a workspace (contract §14). Input arrives validated in shape (the DTO). */
+/** White-label branding of a workspace (contract §14). */
 @Injectable()
 export class BrandingService {
   private readonly logger = new Logger('Branding');
@@ -66,6 +66,8 @@ export class BrandingService {
    */
   async update(tx: Tx, workspaceId: string, actorUserId: string, input: BrandingChanges): Promise<BrandingView> {
     const changes = { ...input, customDomain: input.customDomain?.toLowerCase() ?? input.customDomain };
+    const problems = changeProblems(changes);
+    if (problems.length > 0) throw new AppError('validation_failed', 'The branding is not valid.', problems);
     if (changes.customDomain) {
       const holder = await this.repo.findByDomain(tx, changes.customDomain);
       if (holder && holder.workspaceId !== workspaceId) throw domainTaken(changes.customDomain);

@@ -1,4 +1,4 @@
-import { applyChanges, colorProblem, customDomainProblem, emptyBranding, hasBranding, supportEmailProblem } from './branding.js';
+import { applyChanges, changeProblems, colorProblem, customDomainProblem, emptyBranding, hasBranding, supportEmailProblem } from './branding.js';
 
 describe('branding rules', () => {
   it.each(['#000000', '#A1b2C3', '#ffffff'])('accepts the color %s', (c) => {
@@ -51,5 +51,12 @@ describe('branding rules', () => {
     expect(hasBranding(empty)).toBe(false);
     expect(hasBranding({ ...empty, supportEmail: 'a@b.co', customDomain: 'a.b.co' })).toBe(false);
     expect(hasBranding({ ...empty, secondaryColor: '#000000' })).toBe(true);
+  });
+});
+
+describe('branding change problems', () => {
+  it('names each bad field and lets null and absent fields be', () => {
+    expect(changeProblems({ displayName: null, customDomain: undefined, primaryColor: '#000000' })).toEqual([]);
+    expect(changeProblems({ primaryColor: 'blue', customDomain: '10.0.0.1', supportEmail: 'x' }).map((p) => p.field)).toEqual(['primary_color', 'custom_domain', 'support_email']);
   });
 });

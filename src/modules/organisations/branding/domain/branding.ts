@@ -89,3 +89,22 @@ export function emptyBranding(workspaceId: string, now: Date): Branding {
 export function hasBranding(b: Branding): boolean {
   return b.displayName !== null || b.logoKey !== null || b.primaryColor !== null || b.secondaryColor !== null;
 }
+
+/**
+ * Every field problem of `changes`, in the API's field names; empty when all are fine. The API's
+ * DTO checks the same rules; this covers callers that arrive another way (an organisation update
+ * carrying branding).
+ */
+export function changeProblems(changes: BrandingChanges): Array<{ field: string; message: string }> {
+  const checks: Array<[string, unknown, (v: unknown) => string | null]> = [
+    ['display_name', changes.displayName, displayNameProblem],
+    ['primary_color', changes.primaryColor, (v) => colorProblem(v, 'primary_color')],
+    ['secondary_color', changes.secondaryColor, (v) => colorProblem(v, 'secondary_color')],
+    ['custom_domain', changes.customDomain, customDomainProblem],
+    ['support_email', changes.supportEmail, supportEmailProblem],
+  ];
+  return checks.flatMap(([field, value, problem]) => {
+    const message = value === undefined || value === null ? null : problem(value);
+    return message ? [{ field, message }] : [];
+  });
+}
