@@ -31,6 +31,7 @@ import { ModerationModule } from './modules/moderation/index.js';
 import { OrganisationsModule } from './modules/organisations/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
+import { BrandingModule } from './modules/organisations/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
@@ -66,6 +67,7 @@ export class AppModule {
         MarketplaceModule,
         PublishingModule,
         SelfHostedRoutingModule,
+        BrandingModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

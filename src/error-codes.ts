@@ -5,6 +5,7 @@ import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
 import { ORGANISATIONS_ERRORS } from './modules/organisations/index.js';
+import { BRANDING_ERRORS } from './modules/organisations/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
@@ -27,6 +28,7 @@ const ERROR_TABLES = {
   organisations: ORGANISATIONS_ERRORS,
   publishing: PUBLISHING_ERRORS,
   talkingHead: TALKING_HEAD_ERRORS,
+  branding: BRANDING_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */

@@ -24,6 +24,8 @@ const OPEN_ROUTES: RegExp[] = [
   /^GET \/media\//,
   /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
   /^POST \/webhooks\/replicate\/trainings$/,
+  // White-label: the login page reads the branding and shows the logo before anyone signs in.
+  /^GET \/branding(\/logo\/\{workspaceId\})?$/,
   // Open to the guard; its own METRICS_TOKEN check answers 401, and 404 when none is configured (as here).
   /^GET \/metrics$/,
 ];

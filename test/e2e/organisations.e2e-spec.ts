@@ -91,7 +91,10 @@ describe('organisations, members and invitations (contract §14)', () => {
     for (const bad of ['AB', 'has space', 'x'.repeat(41)]) {
       expect((await api(server).put(`/organizations/${ws}`).set(owner.auth).send({ slug: bad })).status).toBe(400);
     }
-    expect((await api(server).put(`/organizations/${ws}`).set(owner.auth).send({ branding: { primary_color: '#000000' } })).status).toBe(400);
+    const branded = await api(server).put(`/organizations/${ws}`).set(owner.auth).send({ branding: { primary_color: '#000000', display_name: 'Acme' } });
+    expect(branded.status).toBe(200);
+    expect(branded.body.branding).toMatchObject({ primary_color: '#000000', display_name: 'Acme' });
+    expect((await api(server).put(`/organizations/${ws}`).set(owner.auth).send({ branding: { primary_color: 'black' } })).status).toBe(400);
     const updates = await auditEntries(server, owner.auth, ws, { action: 'workspace.updated' });
     expect(updates).toHaveLength(1);
   });

@@ -4,7 +4,9 @@ import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { OrganisationsService } from '../application/organisations.service.js';
-import { AuditLogBody, auditEntryBody, OrganisationBody, organisationBody, OrganisationListBody } from './dto/organisation.views.js';
+import { toChanges } from '../branding/api/dto/branding.dto.js';
+import { toBrandingBody } from '../branding/api/dto/branding.body.js';
+import { AuditLogBody, auditEntryBody, OrganisationBody, organisationBody, OrganisationListBody, OrganisationUpdatedBody } from './dto/organisation.views.js';
 import { AuditLogQueryDto, CreateOrganisationDto, UpdateOrganisationDto } from './dto/organisations.dto.js';
 
 /**
@@ -44,11 +46,13 @@ export class OrganisationsController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Rename the workspace or set its slug (admin).' })
-  @ApiOkResponse({ type: OrganisationBody })
-  @ApiErrors('not_found', 'slug_taken')
-  async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateOrganisationDto): Promise<OrganisationBody> {
-    return { organization: organisationBody(await this.orgs.update(id, caller.userId, { name: dto.name, slug: dto.slug })) };
+  @ApiOperation({ summary: 'Rename the workspace, set its slug or its branding (admin).' })
+  @ApiOkResponse({ type: OrganisationUpdatedBody })
+  @ApiErrors('not_found', 'slug_taken', 'domain_taken')
+  async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateOrganisationDto) {
+    const branding = dto.branding ? toChanges(dto.branding) : undefined;
+    const updated = await this.orgs.update(id, caller.userId, { name: dto.name, slug: dto.slug, branding });
+    return { organization: organisationBody(updated.organisation), ...(updated.branding ? { branding: toBrandingBody(updated.branding) } : {}) };
   }
 
   @Get(':id/audit-log')

@@ -6,12 +6,13 @@ import { inTransaction, isUniqueViolation } from '../../../platform/database/ind
 import { AuditLog, type AuditEntry, type AuditQuery } from '../../audit/index.js';
 import type { Organisation } from '../domain/organisation.js';
 import { OrganisationsRepository } from '../infrastructure/organisations.repository.js';
+import { BrandingService, type BrandingChanges, type BrandingView } from '../branding/index.js';
 import { OrganisationAccess } from './organisation-access.js';
 
 export interface OrganisationChange {
   name?: string;
   slug?: string;
-  // BRANDING: the lead wires `branding` in here at merge (BrandingService of the branding helper).
+  branding?: BrandingChanges;
 }
 
 /** Organisations (workspaces) a user belongs to: listing, creating, renaming, and their audit log. */
@@ -22,6 +23,7 @@ export class OrganisationsService {
     private readonly repo: OrganisationsRepository,
     private readonly access: OrganisationAccess,
     private readonly audit: AuditLog,
+    private readonly branding: BrandingService,
   ) {}
 
   list(userId: string): Promise<Organisation[]> {
@@ -42,16 +44,23 @@ export class OrganisationsService {
     return this.access.require(workspaceId, userId, 'viewer');
   }
 
-  async update(workspaceId: string, userId: string, change: OrganisationChange): Promise<Organisation> {
+  /** Name, slug and branding in one transaction, each audited; the branding in the answer when it was given. */
+  async update(workspaceId: string, userId: string, change: OrganisationChange): Promise<{ organisation: Organisation; branding?: BrandingView }> {
+    const { branding, ...fields } = change;
     try {
       return await inTransaction(this.ds, async (tx) => {
         await this.access.require(workspaceId, userId, 'admin', tx);
-        await this.repo.updateWorkspace(tx, workspaceId, change);
-        await this.audit.record(tx, { workspaceId, actorUserId: userId, action: 'workspace.updated', targetType: 'workspace', targetId: workspaceId, details: { ...change } });
-        return (await this.repo.findForMember(workspaceId, userId, tx))!;
+        if (fields.name !== undefined || fields.slug !== undefined) {
+          await this.repo.updateWorkspace(tx, workspaceId, fields);
+          await this.audit.record(tx, { workspaceId, actorUserId: userId, action: 'workspace.updated', targetType: 'workspace', targetId: workspaceId, details: { ...fields } });
+        }
+        const brandingView = branding ? await this.branding.update(tx, workspaceId, userId, branding) : undefined;
+        const organisation = (await this.repo.findForMember(workspaceId, userId, tx))!;
+        return brandingView ? { organisation, branding: brandingView } : { organisation };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'workspaces_slug_uq')) throw new AppError('slug_taken', 'Another organization has this slug.', { slug: change.slug });
+      if (isUniqueViolation(err, 'workspace_branding_domain_uq')) throw new AppError('domain_taken', 'Another workspace uses this custom domain.', { custom_domain: branding?.customDomain });
       throw err;
     }
   }

@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Redirect } from '@nestjs/common';
-import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Redirect, Res } from '@nestjs/common';
+import { ApiFoundResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { PLATFORM_NAMES, type Caller, type Platform } from '../../../core/index.js';
 import { CurrentCaller, Open, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
+import { BRANDED_PAGE_CSP, BrandingService, renderBrandedPage } from '../../organisations/index.js';
 import { ConnectionsService } from '../application/connections.service.js';
 import { AuthUrlBody, BoardsBody, IntegrationEnvelope } from './dto/publishing.body.js';
 import { AuthUrlQueryDto, DefaultBoardDto, SandboxConsentQueryDto, toCallbackParams } from './dto/publishing.dto.js';
@@ -15,7 +17,10 @@ const PLATFORM = { name: 'platform', enum: PLATFORM_NAMES, description: 'A platf
 @ApiParam(PLATFORM)
 @Controller('integrations/:platform')
 export class IntegrationsController {
-  constructor(private readonly connections: ConnectionsService) {}
+  constructor(
+    private readonly connections: ConnectionsService,
+    private readonly branding: BrandingService,
+  ) {}
 
   @Get()
   @Product()
@@ -39,16 +44,23 @@ export class IntegrationsController {
 
   @Get('callback')
   @Open({ authLimit: true })
-  @Redirect()
-  @ApiOperation({ summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=.' })
+  @ApiOperation({ summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=; the body is a page in the workspace\'s branding with the same link.' })
   @ApiQuery({ name: 'code', required: false })
   @ApiQuery({ name: 'state', required: false })
   @ApiQuery({ name: 'error', required: false, description: 'Set by the platform when the user declined. Other parameters platforms add are ignored.' })
   @ApiFoundResponse({ description: 'Back to the app.' })
+  @ApiProduces('text/html')
   @ApiErrors('invalid_oauth_state', 'not_found', 'validation_failed', 'rate_limited')
-  async callback(@Param('platform', PlatformParam) platform: Platform, @Query() query: Record<string, unknown>): Promise<{ url: string; statusCode: number }> {
+  async callback(@Param('platform', PlatformParam) platform: Platform, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const outcome = await this.connections.callback(platform, toCallbackParams(query));
-    return { url: outcome.location, statusCode: 302 };
+    // Browsers follow the Location; the page is for those that stop on it. The connection is made:
+    // branding that cannot be read leaves the page in the product's own look rather than failing it.
+    const page = outcome.connected
+      ? { title: 'Account connected', message: `Your ${platform} account is connected.`, link: { href: outcome.location, text: 'Back to the app' } }
+      : { title: 'Connection not completed', message: `The ${platform} account was not connected.`, link: { href: outcome.location, text: 'Back to the app' } };
+    const html = renderBrandedPage(page, await this.branding.forPage(outcome.workspaceId).catch(() => null));
+    res.status(302).location(outcome.location).setHeader('Content-Security-Policy', BRANDED_PAGE_CSP);
+    res.type('html').send(html);
   }
 
   @Get('sandbox-consent')

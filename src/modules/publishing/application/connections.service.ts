@@ -30,9 +30,11 @@ export interface IntegrationView {
   default_board_id: string | null;
 }
 
-/** Where the callback sends the browser: the app, with the outcome in the query. */
+/** Where the callback sends the browser: the app, with the outcome in the query; and whose app it is. */
 export interface CallbackOutcome {
   location: string;
+  workspaceId: string;
+  connected: boolean;
 }
 
 /** Connecting a workspace to a platform with OAuth 2 (PKCE where supported), and what follows. */
@@ -80,8 +82,10 @@ export class ConnectionsService {
     const stateId = q.state ? this.cipher.verify(q.state) : null;
     const state = stateId ? await this.states.consume(this.ds.manager, stateId) : null;
     if (!state || state.platform !== platform) throw new AppError('invalid_oauth_state', 'The connection link is invalid, expired or was already used; start again.');
-    const back = (key: string, value: string) => this.appLocation(state.redirectPath, key, value);
-    if (q.error || !q.code) return { location: back('error', q.error ? 'access_denied' : 'missing_code') };
+    const back = (key: 'connected' | 'error', value: string): CallbackOutcome => ({
+      location: this.appLocation(state.redirectPath, key, value), workspaceId: state.workspaceId, connected: key === 'connected',
+    });
+    if (q.error || !q.code) return back('error', q.error ? 'access_denied' : 'missing_code');
     try {
       const granted = await this.clients.get(platform).exchangeCode({ code: q.code, redirectUri: this.clients.callbackUrl(platform), codeVerifier: state.codeVerifier ?? undefined });
       // The callback is open (the platform's redirect carries no session): the actor is whoever started the flow.
@@ -93,11 +97,11 @@ export class ConnectionsService {
         await this.audit.record(tx, { workspaceId: state.workspaceId, actorUserId: state.userId, action: 'integration.connected', targetType: 'integration', targetId: c.id, details: { platform } });
       });
       this.logger.log({ msg: 'platform connected', platform, workspace_id: state.workspaceId, mode: this.clients.mode(platform) });
-      return { location: back('connected', platform) };
+      return back('connected', platform);
     } catch (err) {
       const code = err instanceof PublishFailure ? err.code : 'unknown_error';
       this.logger.warn({ msg: 'platform connection failed', platform, workspace_id: state.workspaceId, code, err: String(err) });
-      return { location: back('error', code) };
+      return back('error', code);
     }
   }
 

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { BrandingBody } from '../../branding/api/dto/branding.body.js';
 import { PLANS, WORKSPACE_ROLES } from '../../../../core/index.js';
 import { AUDIT_ACTIONS, type AuditEntry } from '../../../audit/index.js';
 import type { Invitation } from '../../domain/invitation.js';
@@ -42,6 +43,10 @@ export class OrganisationView {
 
 export class OrganisationBody {
   @ApiProperty({ type: OrganisationView }) organization!: OrganisationView;
+}
+
+export class OrganisationUpdatedBody extends OrganisationBody {
+  @ApiPropertyOptional({ type: BrandingBody, description: 'When the change carried branding.' }) branding?: BrandingBody;
 }
 
 export class OrganisationListBody {

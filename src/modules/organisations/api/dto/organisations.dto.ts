@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../core/index.js';
 import { Present, QueryInt, Trim } from '../../../../platform/http/index.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../audit/index.js';
+import { UpdateBrandingDto } from '../../branding/api/dto/branding.dto.js';
 import { SLUG_PATTERN } from '../../domain/membership-rules.js';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -31,7 +32,12 @@ export class UpdateOrganisationDto {
   @Matches(SLUG_PATTERN, { message: 'slug must be 3 to 40 lower case letters, digits or hyphens' })
   slug?: string;
 
-  // BRANDING: `branding` is accepted here once BrandingService exists (wired in by the lead at merge).
+  @ApiPropertyOptional({ type: UpdateBrandingDto, description: 'White-label branding, changed with the rest in one transaction (as `PUT …/branding`).' })
+  @Present()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => UpdateBrandingDto)
+  branding?: UpdateBrandingDto;
 }
 
 export class AddMemberDto {

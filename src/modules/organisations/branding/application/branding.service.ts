@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../../config/index.js';
+import { AppError } from '../../../../core/index.js';
+import { inTransaction, isUniqueViolation, type Tx } from '../../../../platform/database/index.js';
+import { readUploadedImage } from '../../../../platform/media/index.js';
+import { Storage } from '../../../../platform/storage/index.js';
+import { AuditLog } from '../../../audit/index.js';
+import { applyChanges, changeProblems, emptyBranding, hasBranding, type Branding, type BrandingChanges } from '../domain/branding.js';
+import { BrandingRepository, DOMAIN_INDEX } from '../infrastructure/branding.repository.js';
+
+/** A logo shows on a login page: 2 MiB is plenty for any sensible one. */
+export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
+
+/** The path of the open route that serves logos, relative to the public URL. */
+export const LOGO_PATH = '/api/v1/branding/logo';
+
+/** Branding with its logo as a URL anyone can load (the login page has no token). */
+export interface BrandingView extends Omit<Branding, 'logoKey'> {
+  logoUrl: string | null;
+}
+
+/** What a page the API renders needs to look like the workspace's own. */
+export interface PageBranding {
+  displayName: string | null;
+  primaryColor: string | null;
+  secondaryColor: string | null;
+  logoUrl: string | null;
+}
+
+const domainTaken = (domain: string): AppError =>
+  new AppError('domain_taken', `The domain ${domain} is already used by another workspace.`, { field: 'custom_domain' });
+
+/** White-label branding of a workspace (contract §14). */
+@Injectable()
+export class BrandingService {
+  private readonly logger = new Logger('Branding');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: BrandingRepository,
+    private readonly storage: Storage,
+    private readonly audit: AuditLog,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The workspace's branding; a workspace that never set any has an empty one. */
+  async get(workspaceId: string): Promise<BrandingView> {
+    const found = await this.repo.find(this.ds.manager, workspaceId);
+    return this.view(found ?? emptyBranding(workspaceId, new Date(0)));
+  }
+
+  /** The branding of the workspace owning `domain`; 404 when none does. */
+  async byDomain(domain: string): Promise<BrandingView> {
+    const found = await this.repo.findByDomain(this.ds.manager, domain);
+    if (!found) throw AppError.notFound('Branding');
+    return this.view(found);
+  }
+
+  /**
+   * A partial update in the caller's transaction, audited there. The domain is checked before the
+   * write, so a taken domain is a 409 without aborting the caller's transaction; the unique index
+   * still decides between two workspaces claiming one domain at the same moment.
+   */
+  async update(tx: Tx, workspaceId: string, actorUserId: string, input: BrandingChanges): Promise<BrandingView> {
+    const changes = { ...input, customDomain: input.customDomain?.toLowerCase() ?? input.customDomain };
+    const problems = changeProblems(changes);
+    if (problems.length > 0) throw new AppError('validation_failed', 'The branding is not valid.', problems);
+    if (changes.customDomain) {
+      const holder = await this.repo.findByDomain(tx, changes.customDomain);
+      if (holder && holder.workspaceId !== workspaceId) throw domainTaken(changes.customDomain);
+    }
+    const current = await this.repo.lockOrCreate(tx, workspaceId);
+    const next = applyChanges(current, changes, new Date());
+    await this.repo.save(tx, next);
+    const fields = Object.entries(changes).filter(([, v]) => v !== undefined).map(([k]) => snake(k));
+    await this.audit.record(tx, { workspaceId, actorUserId, action: 'branding.updated', targetType: 'workspace', targetId: workspaceId, details: { fields } });
+    return this.view(next);
+  }
+
+  /** `update` in a transaction of its own, as the branding route uses it. */
+  async change(workspaceId: string, actorUserId: string, input: BrandingChanges): Promise<BrandingView> {
+    try {
+      return await inTransaction(this.ds, (tx) => this.update(tx, workspaceId, actorUserId, input));
+    } catch (err) {
+      if (isUniqueViolation(err, DOMAIN_INDEX)) throw domainTaken(input.customDomain!.toLowerCase());
+      throw err;
+    }
+  }
+
+  /**
+   * A new logo: JPEG, PNG or WebP by its bytes (SVG is refused: it can carry script, and the logo
+   * is served to anyone), at most MAX_LOGO_BYTES. Stored first under a fresh key, so the old logo
+   * keeps serving until the row names the new one; the one not named afterwards is removed.
+   */
+  async uploadLogo(workspaceId: string, actorUserId: string, bytes: Buffer): Promise<BrandingView> {
+    const image = await readUploadedImage(bytes, MAX_LOGO_BYTES, 'A logo');
+    const key = `branding/${workspaceId}/logo-${randomBytes(8).toString('hex')}.${image.ext}`;
+    await this.storage.put(key, bytes, image.mime);
+    let previous: string | null = null;
+    try {
+      const saved = await inTransaction(this.ds, async (tx) => {
+        const current = await this.repo.lockOrCreate(tx, workspaceId);
+        previous = current.logoKey;
+        const next = { ...current, logoKey: key, updatedAt: new Date() };
+        await this.repo.save(tx, next);
+        await this.audit.record(tx, { workspaceId, actorUserId, action: 'branding.updated', targetType: 'workspace', targetId: workspaceId, details: { fields: ['logo'], size_bytes: bytes.length, type: image.mime } });
+        return next;
+      });
+      if (previous) await this.forget(previous);
+      return this.view(saved);
+    } catch (err) {
+      await this.forget(key);
+      throw err;
+    }
+  }
+
+  /** The stored logo of a workspace, for the open logo route; null when it has none. */
+  async logoKey(workspaceId: string): Promise<string | null> {
+    return (await this.repo.find(this.ds.manager, workspaceId))?.logoKey ?? null;
+  }
+
+  /** What a rendered page shows for the workspace; null when it has no branding of its own. */
+  async forPage(workspaceId: string): Promise<PageBranding | null> {
+    const found = await this.repo.find(this.ds.manager, workspaceId);
+    if (!found || !hasBranding(found)) return null;
+    const v = this.view(found);
+    return { displayName: v.displayName, primaryColor: v.primaryColor, secondaryColor: v.secondaryColor, logoUrl: v.logoUrl };
+  }
+
+  private view(b: Branding): BrandingView {
+    const { logoKey, ...rest } = b;
+    return { ...rest, logoUrl: logoKey ? this.logoUrl(b.workspaceId, logoKey) : null };
+  }
+
+  /**
+   * The logo's public URL. The version is the key's own random part: a new logo is a new URL, so
+   * the route may let browsers and shared caches keep a logo for long.
+   */
+  private logoUrl(workspaceId: string, key: string): string {
+    const version = key.slice(key.lastIndexOf('/') + 1 + 'logo-'.length, key.lastIndexOf('.'));
+    return `${this.config.publicUrl.replace(/\/+$/, '')}${LOGO_PATH}/${workspaceId}?v=${version}`;
+  }
+
+  private async forget(key: string): Promise<void> {
+    await this.storage.delete(key).catch((e: unknown) => this.logger.warn({ msg: 'could not remove stored logo', key, err: String(e) }));
+  }
+}
+
+function snake(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
