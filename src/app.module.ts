@@ -28,10 +28,9 @@ import { TalkingHeadModule } from './modules/talking-head/index.js';
 import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
-import { OrganisationsModule } from './modules/organisations/index.js';
+import { BrandingModule, OrganisationsModule } from './modules/organisations/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
-import { BrandingModule } from './modules/organisations/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
