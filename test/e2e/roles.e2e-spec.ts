@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { api, connectSandbox, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
 
@@ -88,8 +88,8 @@ describe('workspace roles across every context (contract §14)', () => {
     for (const res of await Promise.all(paths)) expect(res.body).toMatchObject({ code: 'insufficient_role', details: { required: 'owner' } });
   });
 
-  it('two members generating at once keep the credits and the ledger consistent', async () => {
-    const character = await api(server).post('/characters').set(as.editor.auth).send({ name: 'Mia', niche: 'travel' });
+  it('two members generating and scheduling at once keep the credits, the ledger and the schedule consistent', async () => {
+    const character = await api(server).post('/characters').set(as.editor.auth).send({ name: 'Mia', niche: 'travel', settings: { autopilot: true } });
     expect(character.status).toBe(201);
     const before = (await api(server).get('/billing/credits').set(owner.auth)).body.balance as number;
     const ledgerBefore = (await api(server).get('/billing/ledger?page_size=100').set(owner.auth)).body.total as number;
@@ -104,6 +104,23 @@ describe('workspace roles across every context (contract §14)', () => {
     expect(fresh).toHaveLength(answers.length);
     expect(fresh.reduce((sum, e) => sum + e.amount, 0)).toBe(after - before);
     expect(after).toBeLessThan(before);
+
+    // Both schedule the (autopilot-approved) items at once, to the workspace's one connection.
+    await connectSandbox(server, owner, 'instagram');
+    const items = await Promise.all(
+      answers.map((r) => waitFor(async () => {
+        const item = (await api(server).get(`/content/${r.body.item.id}`).set(owner.auth)).body.item;
+        return item?.status === 'approved' ? item : undefined;
+      }, 60_000, 'an approved item')),
+    );
+    const at = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const scheduled = await Promise.all(items.map((item, i) => api(server).post(`/content/${item.id}/schedule`).set(i % 2 ? as.editor.auth : owner.auth).send({ scheduled_at: at })));
+    expect(scheduled.map((r) => r.status)).toEqual(items.map(() => 201));
+    const ids = new Set(scheduled.flatMap((r) => (r.body.scheduled_posts as Array<{ id: string }>).map((p) => p.id)));
+    expect(ids.size).toBe(items.length);
+    const list = await api(server).get('/schedule?page_size=100').set(as.viewer.auth);
+    expect(list.status).toBe(200);
+    expect((list.body.scheduled_posts as Array<{ id: string }>).filter((p) => ids.has(p.id))).toHaveLength(items.length);
   });
 
   it('a removed member is refused at once: session 401, API key 401, their socket hears nothing more', async () => {
