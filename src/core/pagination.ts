@@ -36,3 +36,9 @@ export function offsetOf(req: PageRequest): number {
 export function pageBody<T>(plural: string, page: Page<T>): Record<string, unknown> {
   return { [plural]: page.items, page: page.page, page_size: page.pageSize, total: page.total };
 }
+
+/** One page of a list already held whole (a short one: a user's workspaces, a workspace's members). */
+export function pageOf<T>(all: readonly T[], req: PageRequest): Page<T> {
+  const from = offsetOf(req);
+  return { items: all.slice(from, from + req.pageSize), page: req.page, pageSize: req.pageSize, total: all.length };
+}

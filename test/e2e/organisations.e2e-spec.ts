@@ -53,6 +53,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     const list = await api(server).get('/organizations').set(owner.auth);
     expect(list.status).toBe(200);
     expect(list.body.organizations).toEqual([expect.objectContaining({ id: ws, role: 'owner', plan: 'agency', slug: null })]);
+    expect(list.body).toMatchObject({ page: 1, page_size: 20, total: 1 });
 
     const created = await api(server).post('/organizations').set(owner.auth).send({ name: '  Side project ' });
     expect(created.status).toBe(201);
@@ -60,6 +61,8 @@ describe('organisations, members and invitations (contract §14)', () => {
     const id = created.body.organization.id as string;
     expect((await api(server).get(`/organizations/${id}`).set(owner.auth)).body.organization.id).toBe(id);
     expect((await api(server).get('/organizations').set(owner.auth)).body.organizations.map((o: { id: string }) => o.id)).toEqual([ws, id]);
+    const second = await api(server).get('/organizations?page=2&page_size=1').set(owner.auth);
+    expect(second.body).toMatchObject({ organizations: [expect.objectContaining({ id })], page: 2, page_size: 1, total: 2 });
     const audit = await auditEntries(server, await switchTo(server, owner.auth, id), id, { action: 'workspace.created' });
     expect(audit).toEqual([expect.objectContaining({ actor_user_id: owner.user.id, target_id: id })]);
   });

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AppError, type Caller } from '../../../core/index.js';
+import { AppError, pageOf, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
-import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { InvitationsService } from '../application/invitations.service.js';
 import { MembersService } from '../application/members.service.js';
 import { AddedBody, invitationBody, MemberBody, memberBody, MemberListBody, OrganisationBody, organisationBody } from './dto/organisation.views.js';
@@ -29,9 +29,10 @@ export class MembersController {
   @Get('organizations/:id/members')
   @ApiOperation({ summary: 'The members; admins and owners also see pending invitations.' })
   @ApiOkResponse({ type: MemberListBody })
-  async list(@CurrentCaller() caller: Caller, @Param('id', WS) id: string): Promise<MemberListBody> {
+  async list(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Query() query: PageQueryDto): Promise<MemberListBody> {
     const { members, invitations } = await this.members.list(id, caller.userId);
-    return { members: members.map(memberBody), ...(invitations ? { invitations: invitations.map(invitationBody) } : {}) };
+    const page = pageOf(members.map(memberBody), pageRequest(query.page, query.page_size));
+    return { members: page.items, page: page.page, page_size: page.pageSize, total: page.total, ...(invitations ? { invitations: invitations.map(invitationBody) } : {}) };
   }
 
   @Post('organizations/:id/members')

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Caller } from '../../../core/index.js';
+import { pageOf, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
-import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { OrganisationsService } from '../application/organisations.service.js';
 import { toChanges } from '../branding/api/dto/branding.dto.js';
 import { toBrandingBody } from '../branding/api/dto/branding.body.js';
@@ -25,9 +25,9 @@ export class OrganisationsController {
   @Get()
   @ApiOperation({ summary: 'Every workspace you belong to, with your role in each.' })
   @ApiOkResponse({ type: OrganisationListBody })
-  async list(@CurrentCaller() caller: Caller): Promise<OrganisationListBody> {
-    const orgs = await this.orgs.list(caller.userId);
-    return { organizations: orgs.map(organisationBody), total: orgs.length };
+  async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto): Promise<OrganisationListBody> {
+    const page = pageOf((await this.orgs.list(caller.userId)).map(organisationBody), pageRequest(query.page, query.page_size));
+    return { organizations: page.items, page: page.page, page_size: page.pageSize, total: page.total };
   }
 
   @Post()

@@ -51,6 +51,8 @@ export class OrganisationUpdatedBody extends OrganisationBody {
 
 export class OrganisationListBody {
   @ApiProperty({ type: [OrganisationView] }) organizations!: OrganisationView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
   @ApiProperty() total!: number;
 }
 
@@ -75,7 +77,10 @@ export class CreatedInvitationView extends InvitationView {
 
 export class MemberListBody {
   @ApiProperty({ type: [MemberView] }) members!: MemberView[];
-  @ApiPropertyOptional({ type: [InvitationView], description: 'Pending invitations; admins and owners only.' }) invitations?: InvitationView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty({ description: 'Members in all.' }) total!: number;
+  @ApiPropertyOptional({ type: [InvitationView], description: 'Pending invitations, all of them (at most the plan\'s member limit); admins and owners only.' }) invitations?: InvitationView[];
 }
 
 export class MemberBody {
