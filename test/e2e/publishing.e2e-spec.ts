@@ -549,7 +549,9 @@ describe('publishing (sandbox mode)', () => {
 
       const res = await plan(alice, { character_id: paris, start_date: START, platforms: ['instagram', 'x', 'pinboard'] });
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['scheduledPosts', 'timezone']);
+      expect(Object.keys(res.body).sort()).toEqual(['scheduledPosts', 'slot_source', 'slot_sources', 'timezone']);
+      // No measured posts yet: every platform keeps the default hours.
+      expect(res.body).toMatchObject({ slot_source: 'defaults', slot_sources: { instagram: 'defaults', twitter: 'defaults', pinterest: 'defaults' } });
       expect(res.body.timezone).toBe('Europe/Paris');
       const posts = res.body.scheduledPosts as Item[];
       expect(posts.map((p) => [p.content_id, p.platform]).sort()).toEqual(

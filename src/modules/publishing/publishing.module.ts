@@ -16,6 +16,7 @@ import { PostEvents, toScheduledPostBody } from './application/post-events.js';
 import { PublishNowService } from './application/publish-now.service.js';
 import { Publisher } from './application/publisher.js';
 import { ScheduleService } from './application/schedule.service.js';
+import { PostingHistories } from './application/posting-history.js';
 import { TokenKeeper } from './application/token-keeper.js';
 import { ConnectionsRepository } from './infrastructure/connections.repository.js';
 import { OAuthStatesRepository } from './infrastructure/oauth-states.repository.js';
@@ -33,9 +34,10 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
-    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher,
+    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PostingHistories,
     { provide: PUBLISH_QUEUE, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config, 'publish', config.publishing.concurrency) },
   ],
+  exports: [PostingHistories],
 })
 export class PublishingModule implements OnModuleInit {
   constructor(

@@ -35,10 +35,12 @@ export class ScheduleController {
   @ApiCreatedResponse({ type: GeneratedScheduleBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'already_scheduled', 'rate_limited')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateScheduleDto): Promise<GeneratedScheduleBody> {
-    const { timezone, posts } = await this.schedule.generate(caller.workspaceId, {
+    const { timezone, posts, slotSources } = await this.schedule.generate(caller.workspaceId, {
       characterId: dto.character_id, startDate: new Date(dto.start_date), platforms: dto.platforms, days: dto.days ?? 7,
     });
-    return { timezone, scheduledPosts: posts.map(toScheduledPostBody) as never };
+    // `history` once any platform of the plan had enough measured posts to choose its own hours (contract §15).
+    const slotSource = Object.values(slotSources).includes('history') ? 'history' : 'defaults';
+    return { timezone, slot_source: slotSource, slot_sources: slotSources, scheduledPosts: posts.map(toScheduledPostBody) as never };
   }
 
   @Get()

@@ -8,10 +8,11 @@ import { ContentFacade, type ContentItem } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
 import { postTimeFor } from '../domain/post-time.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
-import { allocateSlots, MIN_GAP_MS, type SlotTarget } from '../domain/slots.js';
+import { allocateSlots, hoursFromHistory, MIN_GAP_MS, type SlotHours, type SlotSource, type SlotTarget } from '../domain/slots.js';
 import { ScheduledPostsRepository, type NewPost } from '../infrastructure/scheduled-posts.repository.js';
 import { ConnectionsService } from './connections.service.js';
 import { PostEvents } from './post-events.js';
+import { PostingHistories } from './posting-history.js';
 
 const DAY_MS = 24 * 3600_000;
 /** How many approved items one generate call plans at most. */
@@ -42,13 +43,15 @@ export class ScheduleService {
     private readonly content: ContentFacade,
     private readonly connections: ConnectionsService,
     private readonly events: PostEvents,
+    private readonly histories: PostingHistories,
   ) {}
 
   /** Gives the character's approved, unscheduled items slots from `startDate` on (contract §8). */
-  async generate(workspaceId: string, input: GenerateInput): Promise<{ timezone: string; posts: ScheduledPost[] }> {
+  async generate(workspaceId: string, input: GenerateInput): Promise<{ timezone: string; posts: ScheduledPost[]; slotSources: Partial<Record<Platform, SlotSource>> }> {
     const character = await this.characters.get(workspaceId, input.characterId);
     const timezone = this.characters.postingTimezone(character);
     const requested = input.platforms?.map((name) => platformOf(name));
+    const planned: { hours: Partial<Record<Platform, SlotHours>>; sources: Partial<Record<Platform, SlotSource>> } = { hours: {}, sources: {} };
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
@@ -59,7 +62,8 @@ export class ScheduleService {
       const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
       const targets = items.map((item) => targetOf(item, requested));
       await this.connections.requirePostable(tx, workspaceId, targets.flatMap((t) => t.platforms));
-      const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone });
+      Object.assign(planned, await this.hoursFor(workspaceId, character.id, targets));
+      const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone, hours: planned.hours });
       const byId = new Map(items.map((i) => [i.id, i]));
       return this.insert(tx, slots.map((s) => ({
         id: newId('sch'), workspaceId, contentId: s.contentId, characterId: byId.get(s.contentId)!.characterId,
@@ -67,7 +71,20 @@ export class ScheduleService {
       })));
     });
     await this.events.changed(...created);
-    return { timezone, posts: created };
+    return { timezone, posts: created, slotSources: planned.sources };
+  }
+
+  /** Per platform of the plan, its best hours by past engagement once it has enough measured posts, else the defaults. */
+  private async hoursFor(workspaceId: string, characterId: string, targets: readonly SlotTarget[]) {
+    const hours: Partial<Record<Platform, SlotHours>> = {};
+    const sources: Partial<Record<Platform, SlotSource>> = {};
+    const platforms = [...new Set(targets.flatMap((t) => t.platforms.map((p) => p.platform)))];
+    for (const platform of platforms) {
+      const fromHistory = hoursFromHistory(await this.histories.historyOf(workspaceId, characterId, platform));
+      if (fromHistory) hours[platform] = fromHistory;
+      sources[platform] = fromHistory ? 'history' : 'defaults';
+    }
+    return { hours, sources };
   }
 
   /**

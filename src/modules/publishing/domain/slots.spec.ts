@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Platform } from '../../../core/index.js';
-import { allocateSlots, MIN_GAP_MS, type Slot, type SlotPlan, type SlotTarget } from './slots.js';
+import { allocateSlots, hoursFromHistory, MIN_GAP_MS, type HourScore, type Slot, type SlotPlan, type SlotTarget } from './slots.js';
 import { dateKey, localParts, zonedInstant, type LocalDate } from '../../../core/index.js';
 
 const NY = 'America/New_York';
@@ -235,5 +235,33 @@ describe('allocateSlots: a big plan across a DST change', () => {
     const auckland = allocateSlots({ targets: targets(12, ALL), existing: [], notBefore: local({ year: 2026, month: 9, day: 25 }, 0, 0, 'Pacific/Auckland'), days: 3, timezone: 'Pacific/Auckland' });
     expectGoodLocalTimes(auckland, 'Pacific/Auckland');
     expect(auckland).toHaveLength(60);
+  });
+});
+
+describe('hours from a posting history', () => {
+  const peakAt = (hour: number, weekday?: number): HourScore[] =>
+    Array.from({ length: 24 }, (_, h) => ({ weekday: weekday ?? 1, hour: h, score: h === hour ? 10 : 1 }));
+
+  it('keeps the defaults below 10 measured posts, or with no scores', () => {
+    expect(hoursFromHistory(null)).toBeNull();
+    expect(hoursFromHistory({ measuredPosts: 9, hours: peakAt(19) })).toBeNull();
+    expect(hoursFromHistory({ measuredPosts: 10, hours: [] })).toBeNull();
+  });
+
+  it("offers a weekday's best hours first, filled up with the week's best", () => {
+    const hours = hoursFromHistory({ measuredPosts: 10, hours: [...peakAt(19, 1), { weekday: 3, hour: 7, score: 50 }] })!;
+    expect(hours(1)[0]).toBe(19 * 60);
+    expect(hours(3).slice(0, 2)).toEqual([7 * 60, 19 * 60]);
+    // A weekday without posts takes the week's best.
+    expect(hours(5)[0]).toBe(7 * 60);
+    expect(hours(1)).toHaveLength(4);
+  });
+
+  it("places an item at the platform's best hour, and other platforms at the defaults", () => {
+    const best = hoursFromHistory({ measuredPosts: 12, hours: [0, 1, 2, 3, 4, 5, 6].flatMap((d) => peakAt(19, d)) })!;
+    const slots = allocateSlots(plan({ targets: targets(1, ['instagram', 'pinterest']), hours: { instagram: best } }));
+    const at = (p: Platform) => hhmm(localParts(slots.find((s) => s.platformKey === p)!.at, NY).hour * 60 + localParts(slots.find((s) => s.platformKey === p)!.at, NY).minute);
+    expect(at('instagram')).toBe('19:00');
+    expect(at('pinterest')).toBe(hhmm(GOOD_MINUTES[0] + STAGGER.pinterest));
   });
 });

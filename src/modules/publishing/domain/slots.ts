@@ -1,7 +1,11 @@
 import { addDays, dateKey, localParts, zonedInstant, type LocalDate, type Platform } from '../../../core/index.js';
 
 /** Good posting hours, local time: mid-morning, lunch, after work, evening (4 h apart). */
-const SLOT_MINUTES = [9 * 60, 13 * 60, 17 * 60, 21 * 60];
+export const DEFAULT_SLOT_MINUTES: readonly number[] = [9 * 60, 13 * 60, 17 * 60, 21 * 60];
+/** Measured posts on a platform before its history decides the hours (contract §15). */
+export const HISTORY_MIN_POSTS = 10;
+/** How many of the best hours a day offers. */
+const BEST_HOURS_PER_DAY = 4;
 /** Posts of one platform are at least this far apart. */
 export const MIN_GAP_MS = 4 * 3600_000;
 /** Platform caps per local day (contract §8); the others are bounded by the gap alone. */
@@ -25,8 +29,28 @@ export interface Slot {
   at: Date;
 }
 
+/** A weekday (0 Sunday … 6 Saturday, local) × hour's engagement on one platform, from past posts. */
+export interface HourScore {
+  weekday: number;
+  hour: number;
+  score: number;
+}
+
+export interface PostingHistory {
+  measuredPosts: number;
+  hours: readonly HourScore[];
+}
+
+/** Where a platform's hours came from: its own measured posts, or the defaults. */
+export type SlotSource = 'history' | 'defaults';
+
+/** The hours (local minutes, best first) to try on a weekday, per platform. */
+export type SlotHours = (weekday: number) => readonly number[];
+
 export interface SlotPlan {
   targets: readonly SlotTarget[];
+  /** Per platform, the hours to try; a platform without an entry takes the defaults. */
+  hours?: Partial<Record<Platform, SlotHours>>;
   /** Posts already planned or made on the character's platforms; new ones keep their distance. */
   existing: ReadonlyArray<{ platform: Platform; at: Date }>;
   /** No slot before this instant. */
@@ -104,10 +128,34 @@ function firstFreeSlot(platform: Platform, calendar: PlatformCalendar, firstDay:
   for (let d = 0; d < plan.days; d++) {
     const day = addDays(firstDay, d);
     if (calendar.postsOn(day) >= cap) continue;
-    for (const minutes of SLOT_MINUTES) {
+    for (const minutes of plan.hours?.[platform]?.(weekdayOf(day)) ?? DEFAULT_SLOT_MINUTES) {
       const at = zonedInstant(day, minutes + STAGGER_MINUTES[platform], plan.timezone);
       if (at >= plan.notBefore && calendar.isFree(at.getTime())) return at;
     }
   }
   return null;
+}
+
+function weekdayOf(day: LocalDate): number {
+  return new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay();
+}
+
+/**
+ * The hours a platform's history recommends, once it has HISTORY_MIN_POSTS measured posts: on each
+ * weekday its best-scoring hours (best first), filled up with its best hours over the whole week;
+ * null before that, and the planner keeps the defaults.
+ */
+export function hoursFromHistory(history: PostingHistory | null): SlotHours | null {
+  if (!history || history.measuredPosts < HISTORY_MIN_POSTS || history.hours.length === 0) return null;
+  const weekly = new Map<number, number>();
+  for (const h of history.hours) weekly.set(h.hour, (weekly.get(h.hour) ?? 0) + h.score);
+  const overall = rankHours([...weekly].map(([hour, score]) => ({ hour, score })));
+  return (weekday) => {
+    const own = rankHours(history.hours.filter((h) => h.weekday === weekday));
+    return [...new Set([...own, ...overall])].slice(0, BEST_HOURS_PER_DAY).map((hour) => hour * 60);
+  };
+}
+
+function rankHours(scores: ReadonlyArray<{ hour: number; score: number }>): number[] {
+  return [...scores].filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.hour - b.hour).map((s) => s.hour);
 }

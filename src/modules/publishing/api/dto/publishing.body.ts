@@ -43,6 +43,8 @@ export class ScheduledPostPageBody extends ScheduledPostsEnvelope {
 
 export class GeneratedScheduleBody {
   @ApiProperty({ example: 'America/New_York' }) timezone!: string;
+  @ApiProperty({ enum: ['history', 'defaults'], description: "`history` when a platform's own engagement (10 or more measured posts there) chose its hours." }) slot_source!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string', enum: ['history', 'defaults'] }, description: 'The source per platform of the plan.' }) slot_sources!: Record<string, string>;
   @ApiProperty({ type: [ScheduledPostBody] }) scheduledPosts!: ScheduledPostBody[];
 }
 
