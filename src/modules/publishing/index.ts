@@ -3,4 +3,5 @@ export { PublishingModule } from './publishing.module.js';
 export { PUBLISHING_ERRORS } from './errors.js';
 export { PostingHistories, PostingHistorySource } from './application/posting-history.js';
 export { HISTORY_MIN_POSTS, type HourScore, type PostingHistory } from './domain/slots.js';
+export { PublishingFacade } from './application/publishing.facade.js';
 export type { AccountMetrics, ConnectionRef, PostMetrics, PublishedPost, RemotePostMetrics } from './application/ports/account-metrics.js';

@@ -4,6 +4,8 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/index.js';
 import { IdempotencyModule } from '../../platform/idempotency/index.js';
 import { createQueueTransport } from '../../platform/queue/index.js';
+import { MemoryCounterStore, RedisCounterStore } from '../../platform/rate-limit/counter-store.js';
+import { RedisConnections } from '../../platform/redis/redis.module.js';
 import { CharactersModule } from '../characters/index.js';
 import { ContentFacade, ContentModule } from '../content/index.js';
 import { ContentScheduleController } from './api/content-schedule.controller.js';
@@ -11,9 +13,11 @@ import { IntegrationsController } from './api/integrations.controller.js';
 import { ScheduleController } from './api/schedule.controller.js';
 import { ConnectionsService } from './application/connections.service.js';
 import { Dispatcher, PUBLISH_QUEUE } from './application/dispatcher.js';
+import { MetricsBudget } from './application/metrics-budget.js';
 import { PlatformClients } from './application/platform-clients.js';
 import { PostEvents, toScheduledPostBody } from './application/post-events.js';
 import { PublishNowService } from './application/publish-now.service.js';
+import { PublishingFacade } from './application/publishing.facade.js';
 import { Publisher } from './application/publisher.js';
 import { ScheduleService } from './application/schedule.service.js';
 import { PostingHistories } from './application/posting-history.js';
@@ -34,10 +38,16 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
-    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PostingHistories,
+    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade, PostingHistories,
+    // Metric reads' quota reserve: counted in Redis when configured, so every worker spends one budget.
+    {
+      provide: MetricsBudget,
+      inject: [RedisConnections, AppConfig],
+      useFactory: (redis: RedisConnections, config: AppConfig) => new MetricsBudget(redis.client ? new RedisCounterStore(redis.client, config.redisPrefix) : new MemoryCounterStore()),
+    },
     { provide: PUBLISH_QUEUE, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config, 'publish', config.publishing.concurrency) },
   ],
-  exports: [PostingHistories],
+  exports: [PublishingFacade, PostingHistories],
 })
 export class PublishingModule implements OnModuleInit {
   constructor(

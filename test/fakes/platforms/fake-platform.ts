@@ -23,8 +23,11 @@ export type FakePlatformMode =
   | { kind: 'hang'; on?: RouteTag }
   | { kind: 'lose_reply'; times: number };
 
-/** `publish`: the irreversible call. `prepare`: uploads, containers, inits. `oauth`: token endpoint. `read`: look-ups. */
-export type RouteTag = 'publish' | 'prepare' | 'oauth' | 'read';
+/**
+ * `publish`: the irreversible call. `prepare`: uploads, containers, inits. `oauth`: token endpoint.
+ * `read`: look-ups. `metrics`: follower counts and post metrics (counted in `metricCalls`).
+ */
+export type RouteTag = 'publish' | 'prepare' | 'oauth' | 'read' | 'metrics';
 
 export interface RecordedRequest {
   method: string;
@@ -122,6 +125,12 @@ export class FakePlatform {
   readonly refreshTokens = new Map<string, IssuedToken>();
   /** When true, every refresh-token grant is refused with invalid_grant. */
   refuseRefresh = false;
+  /** Metric calls received (followers and post metrics), 429s included. */
+  metricCalls = 0;
+  /** The account's followers as the metric endpoints serve them; null: the platform hides them. */
+  followers: number | null = 0;
+  /** Per remote post id, its numbers under the platform's own metric names (`like_count`, ...). */
+  readonly metrics = new Map<string, Record<string, number>>();
   revoked: string[] = [];
   private mode: FakePlatformMode = { kind: 'ok' };
   private readonly routes: Route[] = [];
@@ -160,6 +169,27 @@ export class FakePlatform {
     this.revoked.length = 0;
     this.refuseRefresh = false;
     this.mode = { kind: 'ok' };
+    this.metricCalls = 0;
+    this.followers = 0;
+    this.metrics.clear();
+  }
+
+  /** Numbers the metric endpoints serve for a post, under the platform's metric names. */
+  setMetrics(remoteId: string, metrics: Record<string, number>): void {
+    this.metrics.set(remoteId, metrics);
+  }
+
+  setFollowers(count: number | null): void {
+    this.followers = count;
+  }
+
+  /**
+   * For a route that serves metrics only for some requests (an account look-up asked for its
+   * followers): counts the call and applies a `metrics` failure mode; true when answered here.
+   */
+  metricCall(res: ServerResponse): boolean {
+    this.metricCalls += 1;
+    return this.intercept('metrics', res);
   }
 
   /** Makes every access token issued so far expired (refresh tokens stay valid). */
@@ -298,6 +328,7 @@ export class FakePlatform {
         json: () => JSON.parse(body.toString() || '{}'),
         form: () => new URLSearchParams(body.toString()),
       };
+      if (route.tag === 'metrics') this.metricCalls += 1;
       if (this.intercept(route.tag, res)) return;
       if (route.auth) {
         const account = this.bearerAccount(req, url);

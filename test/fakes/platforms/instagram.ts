@@ -190,7 +190,22 @@ export class InstagramFake extends FakePlatform {
       const posts = this.posts.filter((p) => p.accountId === token.accountId && p.extra.media_type !== 'STORIES').reverse().slice(0, limit);
       json(res, 200, { data: posts.map((p) => pick(this.mediaOf(p), req.query.get('fields'))), paging: { cursors: { before: 'QVFIUa', after: 'QVFIUb' } } });
     });
+    this.graph('GET', `${V}/:id/insights`, (req, res, token) => this.insights(req, res, token), 'metrics');
     this.graph('GET', `${V}/:id`, (req, res, token) => this.read(req, res, token));
+  }
+
+  /** GET /{media-id}/insights?metric=…: each asked metric the test set, in Graph's insights shape. */
+  private insights(req: FakeRequest, res: ServerResponse, token: IssuedToken): void {
+    const asked = (req.query.get('metric') ?? '').split(',').filter(Boolean);
+    if (asked.length === 0) return graphError(res, 400, 100, '(#100) The parameter metric is required.');
+    if (asked.includes('impressions')) return graphError(res, 400, 100, '(#100) metric[0] must be one of the following values: views, reach, likes, comments, shares, saved');
+    if (!token.scopes.includes('instagram_manage_insights')) return graphError(res, 403, 10, '(#10) Application does not have permission for this action');
+    const metrics = this.metrics.get(req.params.id);
+    if (!metrics) return this.noObject(res, req.params.id, 'get');
+    const data = asked
+      .filter((name) => name in metrics)
+      .map((name) => ({ name, period: 'lifetime', values: [{ value: metrics[name] }], title: name, id: `${req.params.id}/insights/${name}/lifetime` }));
+    json(res, 200, { data });
   }
 
   private container(p: URLSearchParams, owner: string): FakeContainer | string {
@@ -261,6 +276,10 @@ export class InstagramFake extends FakePlatform {
   /** GET /{id}: a container's status, or a published media's fields. */
   private read(req: FakeRequest, res: ServerResponse, token: IssuedToken): void {
     const fields = req.query.get('fields');
+    if (req.params.id === token.accountId && topFields(fields).has('followers_count')) {
+      if (this.metricCall(res)) return;
+      return json(res, 200, { id: token.accountId, ...(this.followers === null ? {} : { followers_count: this.followers }) });
+    }
     const c = this.containers.get(req.params.id);
     if (c && c.owner === token.accountId) {
       if (topFields(fields).has('status_code')) c.polls += 1;

@@ -42,8 +42,12 @@ export async function startPinterestFake(options: Partial<FakePlatformOptions> =
   fake.boards.push({ id: '1001', name: 'Balcony garden', privacy: 'PUBLIC', owner }, { id: '1002', name: 'Recipes', privacy: 'SECRET', owner });
   mountOAuth(fake);
   fake.route('GET', '/v5/user_account', (req, res) =>
-    json(res, 200, { account_type: 'BUSINESS', id: '549755885175', username: req.account, profile_image: `${fake.url}/avatar.jpg`, website_url: '', board_count: fake.boards.length }),
+    json(res, 200, {
+      account_type: 'BUSINESS', id: '549755885175', username: req.account, profile_image: `${fake.url}/avatar.jpg`, website_url: '', board_count: fake.boards.length,
+      ...(fake.followers === null ? {} : { follower_count: fake.followers, following_count: 3, pin_count: fake.posts.length, monthly_views: 1000 }),
+    }),
   );
+  fake.route('GET', '/v5/pins/:pinId/analytics', (req, res) => pinAnalytics(fake, req, res), { tag: 'metrics' });
   fake.route('GET', '/v5/boards', (req, res) => listBoards(fake, req, res));
   fake.route('POST', '/v5/pins', (req, res) => createPin(fake, req, res), { tag: 'publish' });
   fake.route('GET', '/v5/boards/:boardId/pins', (req, res) => boardPins(fake, req, res));
@@ -182,4 +186,18 @@ function boardPins(fake: PinterestFake, req: FakeRequest, res: ServerResponse): 
   const pins = all.slice(start, start + size);
   const next = start + size < all.length ? String(start + size) : null;
   json(res, 200, { items: pins.map((p) => pinJson(fake, p)), bookmark: next });
+}
+
+/** `GET /v5/pins/{id}/analytics`: the Pin's numbers as the range's summary; 404 for an unknown Pin. */
+function pinAnalytics(fake: PinterestFake, req: FakeRequest, res: ServerResponse): void {
+  const q = req.query;
+  const start = Date.parse(q.get('start_date') ?? '');
+  const end = Date.parse(q.get('end_date') ?? '');
+  const types = (q.get('metric_types') ?? '').split(',').filter(Boolean);
+  if (Number.isNaN(start) || Number.isNaN(end) || end < start || types.length === 0) return error(res, 400, 1, 'Invalid parameters.');
+  if (end - start > 89 * 86_400_000) return error(res, 400, 1, 'The date range may not exceed 90 days.');
+  const metrics = fake.metrics.get(req.params.pinId);
+  if (!metrics) return error(res, 404, 50, 'Pin not found.');
+  const summary = Object.fromEntries(types.filter((t) => t in metrics).map((t) => [t, metrics[t]]));
+  json(res, 200, { all: { lifetime_metrics: summary, summary_metrics: summary, daily_metrics: [] } });
 }

@@ -123,8 +123,30 @@ function mountUserInfo(fake: TikTokFake): void {
     const user: Record<string, string> = {};
     if (fields.includes('open_id')) user.open_id = req.account!;
     if (fields.includes('display_name')) user.display_name = fake.options.accountName ?? 'TikTok user';
+    if (fields.includes('follower_count')) {
+      if (fake.metricCall(res)) return;
+      if (!fake.tokens.get(bearerOf(req))?.scopes.includes('user.info.stats')) return apiError(res, 401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
+      if (fake.followers !== null) (user as Record<string, unknown>).follower_count = fake.followers;
+    }
     ok(res, { user });
   });
+  fake.route('POST', '/v2/video/query/', (req, res) => queryVideos(fake, req, res), { tag: 'metrics' });
+}
+
+function bearerOf(req: FakeRequest): string {
+  return req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+}
+
+/** `POST /v2/video/query/`: at most 20 ids; videos it does not know are missing from `videos`. */
+function queryVideos(fake: TikTokFake, req: FakeRequest, res: ServerResponse): void {
+  if (!fake.tokens.get(bearerOf(req))?.scopes.includes('video.list')) return apiError(res, 401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
+  const fields = (req.query.get('fields') ?? '').split(',').filter(Boolean);
+  const ids = req.json<{ filters?: { video_ids?: string[] } }>().filters?.video_ids ?? [];
+  if (fields.length === 0 || ids.length === 0 || ids.length > 20) return apiError(res, 400, 'invalid_params', 'video_ids must hold 1 to 20 ids and fields is required.');
+  const videos = ids
+    .filter((id) => fake.metrics.has(id))
+    .map((id) => ({ id, ...Object.fromEntries(Object.entries(fake.metrics.get(id)!).filter(([k]) => fields.includes(k))) }));
+  ok(res, { videos, cursor: 0, has_more: false });
 }
 
 function mountPosting(fake: TikTokFake): void {

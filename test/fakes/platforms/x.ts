@@ -43,6 +43,8 @@ export async function startXFake(options: Partial<FakePlatformOptions> = {}): Pr
   fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare' });
   fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish' });
   fake.route('GET', '/2/users/:id/tweets', (req, res) => timeline(fake, req, res));
+  fake.route('GET', '/2/users/:id', (req, res) => userMetrics(fake, req, res), { tag: 'metrics' });
+  fake.route('GET', '/2/tweets', (req, res) => tweetMetrics(fake, req, res), { tag: 'metrics' });
   return fake.listen();
 }
 
@@ -192,4 +194,25 @@ function timeline(fake: XFake, req: FakeRequest, res: ServerResponse): void {
   const media = posts.flatMap((p) => ((p.extra.mediaIds as string[] | undefined) ?? []).map((m) => ({ media_key: `3_${m}`, type: 'photo', ...(withUrl ? { url: fake.mediaUrl(m) } : {}) })));
   const includes = expandMedia && media.length ? { includes: { media } } : {};
   json(res, 200, { data, ...includes, meta: { result_count: data.length, newest_id: data[0].id, oldest_id: data[data.length - 1].id } });
+}
+
+/** `GET /2/users/{id}`: the account, with `public_metrics` when `user.fields` asks for it. */
+function userMetrics(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  if (req.params.id !== req.account) return problem(res, 404, 'Not Found Error', `Could not find user with id: [${req.params.id}].`);
+  const wanted = (req.query.get('user.fields') ?? '').split(',').includes('public_metrics');
+  const metrics = fake.followers === null ? {} : { followers_count: fake.followers, following_count: 12, tweet_count: fake.posts.length, listed_count: 0 };
+  json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName, ...(wanted ? { public_metrics: metrics } : {}) } });
+}
+
+/** `GET /2/tweets?ids=`: at most 100 ids; unknown ones come back under `errors`, as X answers. */
+function tweetMetrics(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean);
+  if (ids.length === 0 || ids.length > 100) return problem(res, 400, 'Invalid Request', 'The `ids` query parameter value must have between 1 and 100 ids.');
+  const wanted = (req.query.get('tweet.fields') ?? '').split(',').includes('public_metrics');
+  const found = ids.filter((id) => fake.metrics.has(id));
+  const data = found.map((id) => ({ id, text: 'a post', edit_history_tweet_ids: [id], ...(wanted ? { public_metrics: fake.metrics.get(id) } : {}) }));
+  const errors = ids
+    .filter((id) => !fake.metrics.has(id))
+    .map((id) => ({ value: id, detail: `Could not find tweet with ids: [${id}].`, title: 'Not Found Error', resource_type: 'tweet', parameter: 'ids', resource_id: id, type: 'https://api.twitter.com/2/problems/resource-not-found' }));
+  json(res, 200, { ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
 }

@@ -106,13 +106,35 @@ function mountOAuth(fake: YouTubeFake): void {
 
 function mountApi(fake: YouTubeFake): void {
   fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/channels`, (req, res) => {
-    if (req.query.get('mine') !== 'true' || !req.query.get('part')?.split(',').includes('snippet')) {
+    const parts = req.query.get('part')?.split(',') ?? [];
+    if (req.query.get('mine') !== 'true' || !(parts.includes('snippet') || parts.includes('statistics'))) {
       return fail(res, 400, 'missingRequiredParameter', 'No filter selected.');
     }
-    const items = fake.hasChannel ? [{ kind: 'youtube#channel', id: req.account, snippet: { title: fake.options.accountName, description: '', customUrl: '@lunagardens' } }] : [];
+    if (parts.includes('statistics') && fake.metricCall(res)) return;
+    const snippet = parts.includes('snippet') ? { snippet: { title: fake.options.accountName, description: '', customUrl: '@lunagardens' } } : {};
+    const statistics = parts.includes('statistics') ? { statistics: channelStatistics(fake) } : {};
+    const items = fake.hasChannel ? [{ kind: 'youtube#channel', id: req.account, ...snippet, ...statistics }] : [];
     json(res, 200, { kind: 'youtube#channelListResponse', pageInfo: { totalResults: items.length, resultsPerPage: 5 }, items });
   });
   fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/search`, (req, res) => search(fake, req, res));
+  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/videos`, (req, res) => videoStatistics(fake, req, res), { tag: 'metrics' });
+}
+
+/** As channels.list serves them: counts as strings; a hidden subscriber count still reads 0. */
+function channelStatistics(fake: YouTubeFake): Record<string, unknown> {
+  const hidden = fake.followers === null;
+  return { viewCount: '1200', subscriberCount: String(fake.followers ?? 0), hiddenSubscriberCount: hidden, videoCount: String(fake.posts.length) };
+}
+
+/** videos.list?part=statistics&id=…: at most 50 ids; unknown ids are simply missing from `items`. */
+function videoStatistics(fake: YouTubeFake, req: FakeRequest, res: ServerResponse): void {
+  const ids = (req.query.get('id') ?? '').split(',').filter(Boolean);
+  if (req.query.get('part') !== 'statistics' || ids.length === 0) return fail(res, 400, 'missingRequiredParameter', 'No filter selected.');
+  if (ids.length > 50) return fail(res, 400, 'invalidFilters', 'Too many ids: at most 50.');
+  const items = ids
+    .filter((id) => fake.metrics.has(id))
+    .map((id) => ({ kind: 'youtube#video', id, statistics: Object.fromEntries(Object.entries(fake.metrics.get(id)!).map(([k, v]) => [k, String(v)])) }));
+  json(res, 200, { kind: 'youtube#videoListResponse', pageInfo: { totalResults: items.length, resultsPerPage: items.length }, items });
 }
 
 /** search.list forMine: newest first, HTML-escaped snippets, descriptions shortened. */

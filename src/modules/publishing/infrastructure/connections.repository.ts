@@ -44,6 +44,19 @@ export class ConnectionsRepository {
     return rows[0] ? this.toConnection(rows[0]) : null;
   }
 
+  /**
+   * Connected accounts, of one workspace or (null: the analytics scheduler's scan) of every one.
+   * Tokens are not opened: a list needs none.
+   */
+  async connectedAccounts(tx: Tx, workspaceId: string | null): Promise<Array<{ workspaceId: string; platform: Platform; accountId: string }>> {
+    const rows: Array<{ workspace_id: string; platform: Platform; account_id: string }> = await tx.query(
+      `SELECT workspace_id, platform, account_id FROM platform_connections
+        WHERE status = 'connected' AND account_id IS NOT NULL AND ($1::text IS NULL OR workspace_id = $1) ORDER BY workspace_id, platform`,
+      [workspaceId],
+    );
+    return rows.map((r) => ({ workspaceId: r.workspace_id, platform: r.platform, accountId: r.account_id }));
+  }
+
   /** Creates or replaces the workspace's connection to the platform with fresh tokens. */
   async upsertConnected(tx: Tx, c: { id: string; workspaceId: string; platform: Platform; mode: ConnectionMode; accountId: string; accountName: string } & TokenGrant): Promise<Connection> {
     const rows: ConnectionRow[] = await tx.query(

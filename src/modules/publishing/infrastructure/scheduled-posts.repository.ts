@@ -216,6 +216,16 @@ export class ScheduledPostsRepository {
     return new Set(rows.map((r) => r.remote_post_id));
   }
 
+  /** The workspace's published posts (newest first), on one platform and from `since` when given. */
+  async published(tx: Tx, workspaceId: string, opts: { platform?: Platform; since?: Date }): Promise<ScheduledPost[]> {
+    const rows: PostRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM scheduled_posts WHERE workspace_id = $1 AND status = 'published' AND remote_post_id IS NOT NULL
+         AND ($2::text IS NULL OR platform_key = $2) AND ($3::timestamptz IS NULL OR published_at >= $3) ORDER BY published_at DESC LIMIT 10000`,
+      [workspaceId, opts.platform ?? null, opts.since ?? null],
+    );
+    return rows.map(toPost);
+  }
+
   /** The calendar's posts within [startsAt, endsBefore): a published one by when it was published, the others by their schedule. */
   async between(tx: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ScheduledPost[]> {
     const rows: PostRow[] = await tx.query(

@@ -1,5 +1,6 @@
 import type { PlatformCredentials } from '../../../../config/index.js';
 import type { Platform } from '../../../../core/index.js';
+import type { RemotePostMetrics } from './account-metrics.js';
 
 /**
  * The contract's publish error codes (§8). `rate_limited` and `network_error` are retryable;
@@ -107,6 +108,24 @@ export interface ReconcileQuery {
   handle: string | null;
 }
 
+/** What a metric read asks for: the account's followers and the metrics of these posts. */
+export interface MetricsQuery {
+  accessToken: string;
+  account: PlatformAccount;
+  remotePostIds: string[];
+  /**
+   * Awaited before every platform call of the read; it throws (a `rate_limited` PublishFailure)
+   * to stop the read when the metrics' share of the platform's quota is spent.
+   */
+  beforeCall?: () => Promise<void>;
+}
+
+/** A metric read's answer; a post the platform no longer has is left out of `posts`. */
+export interface MetricsReading {
+  followers: number | null;
+  posts: RemotePostMetrics[];
+}
+
 export interface Board {
   id: string;
   name: string;
@@ -141,6 +160,11 @@ export interface PlatformClient {
    */
   reconcile?(query: ReconcileQuery): Promise<PublishResult | null>;
   listBoards?(accessToken: string): Promise<Board[]>;
+  /**
+   * Followers and post metrics through the platform's API. Failures are classified as for
+   * `publish` (token_expired, rate_limited with retryAfterMs, network_error, unknown_error).
+   */
+  readMetrics(query: MetricsQuery): Promise<MetricsReading>;
 }
 
 /** One live adapter's settings: the platform's credentials and addresses, and our time budgets. */

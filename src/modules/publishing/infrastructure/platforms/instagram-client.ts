@@ -4,6 +4,8 @@ import {
   type AuthorizeParams,
   type ConnectedAccount,
   type FailurePoint,
+  type MetricsQuery,
+  type MetricsReading,
   type PlatformAccount,
   type PlatformClient,
   type PlatformClientOptions,
@@ -13,6 +15,7 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
+import { readInstagramMetrics } from './instagram-metrics.js';
 import { consentUrl, grantCall, pause, PlatformHttp, RECONCILE_SKEW_MS, tokensFrom, withQuery } from './platform-http.js';
 
 const LABEL = 'Instagram';
@@ -166,7 +169,8 @@ export class InstagramClient implements PlatformClient {
   readonly platform = 'instagram' as const;
   readonly supportsPkce = false;
   // pages_read_engagement: Graph asks for it to read containers and media with Facebook Login.
-  readonly scopes = ['instagram_basic', 'instagram_content_publish', 'pages_show_list', 'pages_read_engagement', 'business_management'] as const;
+  // instagram_manage_insights: followers and media insights (analytics).
+  readonly scopes = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_insights', 'pages_show_list', 'pages_read_engagement', 'business_management'] as const;
   private readonly http: PlatformHttp;
   private readonly api: string;
 
@@ -228,6 +232,10 @@ export class InstagramClient implements PlatformClient {
       (m) => !query.knownRemoteIds.has(m.id) && (m.caption ?? '').trim() === text && Date.parse(m.timestamp ?? '') >= since,
     );
     return match ? resultOf(match.id, match, []) : null;
+  }
+
+  readMetrics(query: MetricsQuery): Promise<MetricsReading> {
+    return readInstagramMetrics(this.http, this.api, query);
   }
 
   // ---- OAuth -------------------------------------------------------------------------------

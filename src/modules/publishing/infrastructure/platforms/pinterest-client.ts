@@ -3,6 +3,8 @@ import {
   type AuthorizeParams,
   type Board,
   type ConnectedAccount,
+  type MetricsQuery,
+  type MetricsReading,
   type PlatformClient,
   type PlatformClientOptions,
   type PlatformTokens,
@@ -10,7 +12,8 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { basicAuth, consentUrl, cutToWeight, PlatformHttp, RECONCILE_SKEW_MS, tokenGrant, withQuery } from './platform-http.js';
+import { readPinterestMetrics } from './pinterest-metrics.js';
+import { basicAuth, consentUrl, cutToWeight, PlatformHttp, RECONCILE_SKEW_MS, tokenGrant, withQuery, type PlatformCall, type PlatformReply } from './platform-http.js';
 
 const TITLE_LIMIT = 100;
 const DESCRIPTION_LIMIT = 800;
@@ -145,6 +148,19 @@ export class PinterestClient implements PlatformClient {
     } catch (err) {
       if (err instanceof PublishFailure && statusOf(err) === 404) return null;
       throw err;
+    }
+  }
+
+  readMetrics(query: MetricsQuery): Promise<MetricsReading> {
+    return readPinterestMetrics((url, call) => this.send(url, call), this.options.apiUrl, query);
+  }
+
+  /** One call with Pinterest's auth error codes read as token_expired. */
+  private async send<T>(url: string, call: PlatformCall): Promise<PlatformReply<T>> {
+    try {
+      return await this.http.call<T>(url, call);
+    } catch (err) {
+      throw pinterestFailure(err);
     }
   }
 

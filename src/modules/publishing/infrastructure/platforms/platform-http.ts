@@ -81,6 +81,39 @@ export class PlatformHttp {
   }
 }
 
+/**
+ * One metric read: the quota reserve is asked first, and the call is sent once (a 429 goes back
+ * to the reserve at once instead of being waited out here; the next sync reads again). A read
+ * carries no content, so a refusal that is neither about the token nor the rate is unknown_error.
+ */
+export async function metricsCall<T>(send: (call: PlatformCall) => Promise<PlatformReply<T>>, call: PlatformCall, beforeCall?: () => Promise<void>): Promise<T> {
+  await beforeCall?.();
+  try {
+    return (await send({ ...call, retries: 0 })).data;
+  } catch (err) {
+    throw readFailure(err);
+  }
+}
+
+/** A failed read as a read failure: `content_rejected` means nothing for a read. */
+export function readFailure(err: unknown): Error {
+  if (err instanceof PublishFailure && err.code === 'content_rejected') return new PublishFailure('unknown_error', err.message);
+  return err as Error;
+}
+
+/** A count as platforms send it (number or numeric string); null when absent or not a count. */
+export function countOf(value: unknown): number | null {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.trunc(n) : null;
+}
+
+/** `items` in runs of at most `size`. */
+export function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 export function formBody(form: Record<string, string | undefined>): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) params.set(k, v);

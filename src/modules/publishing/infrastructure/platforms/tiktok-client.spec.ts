@@ -48,7 +48,7 @@ describe('TikTokClient OAuth', () => {
     expect(url.origin + url.pathname).toBe(fake.url + '/v2/auth/authorize/');
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_key: 'tiktok-client',
-      scope: 'user.info.basic,video.publish',
+      scope: 'user.info.basic,user.info.stats,video.list,video.publish',
       response_type: 'code',
       redirect_uri: REDIRECT,
       state: 'st_1',
@@ -66,7 +66,7 @@ describe('TikTokClient OAuth', () => {
     expect(connected.account).toEqual({ id: ACCOUNT, name: 'Luna Gardens' });
     expect(connected.accessToken).toMatch(/^at_/);
     expect(connected.refreshToken).toMatch(/^rt_/);
-    expect(connected.scopes).toEqual(['user.info.basic', 'video.publish']);
+    expect(connected.scopes).toEqual(['user.info.basic', 'user.info.stats', 'video.list', 'video.publish']);
     expect(connected.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 86_000_000);
     expect(formOf(fake.requestsTo('/v2/oauth/token/', 'POST')[0])).toEqual({
       client_key: 'tiktok-client',

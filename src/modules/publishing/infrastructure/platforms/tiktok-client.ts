@@ -2,6 +2,8 @@ import {
   PublishFailure,
   type AuthorizeParams,
   type ConnectedAccount,
+  type MetricsQuery,
+  type MetricsReading,
   type PlatformClient,
   type PlatformClientOptions,
   type PlatformTokens,
@@ -10,7 +12,8 @@ import {
   type PublishResult,
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
-import { consentUrl, grantCall, onlyVideo, pause, PlatformHttp, tokensFrom } from './platform-http.js';
+import { consentUrl, grantCall, onlyVideo, pause, PlatformHttp, tokensFrom, type PlatformCall } from './platform-http.js';
+import { readTikTokMetrics } from './tiktok-metrics.js';
 
 /** The post TikTok made for `publishId`; its public id and URL when TikTok names one. */
 function publishResult(status: StatusData, publishId: string, username: string, videoUrl: string | null): PublishResult {
@@ -74,7 +77,8 @@ interface StatusData {
 export class TikTokClient implements PlatformClient {
   readonly platform = 'tiktok' as const;
   readonly supportsPkce = true;
-  readonly scopes = ['user.info.basic', 'video.publish'] as const;
+  // user.info.stats and video.list: the follower count and the videos' metrics (analytics).
+  readonly scopes = ['user.info.basic', 'user.info.stats', 'video.list', 'video.publish'] as const;
   private readonly http: PlatformHttp;
 
   constructor(private readonly options: PlatformClientOptions) {
@@ -221,10 +225,19 @@ export class TikTokClient implements PlatformClient {
     }
   }
 
-  /** A POST to the Content Posting API, with TikTok's error codes refining the HTTP status mapping. */
-  private async call<T>(url: string, call: { what: string; bearer: string; json: unknown; irreversible?: boolean }): Promise<{ data: TikTokAnswer<T> }> {
+  readMetrics(query: MetricsQuery): Promise<MetricsReading> {
+    return readTikTokMetrics((url, call) => this.send(url, call), checkAnswer, this.options.apiUrl, query);
+  }
+
+  /** A POST to the Content Posting API. */
+  private call<T>(url: string, call: { what: string; bearer: string; json: unknown; irreversible?: boolean }): Promise<{ data: TikTokAnswer<T> }> {
+    return this.send<T>(url, { method: 'POST', ...call });
+  }
+
+  /** One call, with TikTok's error codes refining the HTTP status mapping. */
+  private async send<T>(url: string, call: PlatformCall): Promise<{ status: number; headers: Headers; data: TikTokAnswer<T> }> {
     try {
-      return await this.http.call<TikTokAnswer<T>>(url, { method: 'POST', ...call });
+      return await this.http.call<TikTokAnswer<T>>(url, call);
     } catch (err) {
       const code = err instanceof PublishFailure && err.point === 'before' ? /"code"\s*:\s*"(\w+)"/.exec(err.message)?.[1] : undefined;
       if (!code || !(err instanceof PublishFailure)) throw err;

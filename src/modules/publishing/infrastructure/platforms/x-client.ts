@@ -3,6 +3,8 @@ import {
   PublishFailure,
   type AuthorizeParams,
   type ConnectedAccount,
+  type MetricsQuery,
+  type MetricsReading,
   type PlatformAccount,
   type PlatformClient,
   type PlatformClientOptions,
@@ -13,6 +15,7 @@ import {
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
 import { basicAuth, consentUrl, cutToWeight, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, withQuery } from './platform-http.js';
+import { readXMetrics } from './x-metrics.js';
 
 /** X takes up to four photos on one post; video and GIF need the chunked upload, which we do not use. */
 const MAX_IMAGES = 4;
@@ -115,6 +118,10 @@ export class XClient implements PlatformClient {
     const media = new Map((data.includes?.media ?? []).map((m) => [m.media_key, m.url]));
     const mediaUrls = (found.attachments?.media_keys ?? []).map((k) => media.get(k)).filter((u): u is string => !!u);
     return { remotePostId: found.id, remoteUrl: permalink(query.account, found.id), mediaUrls };
+  }
+
+  readMetrics(query: MetricsQuery): Promise<MetricsReading> {
+    return readXMetrics(this.http, this.options.apiUrl, query);
   }
 
   private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {

@@ -2,6 +2,8 @@ import {
   PublishFailure,
   type AuthorizeParams,
   type ConnectedAccount,
+  type MetricsQuery,
+  type MetricsReading,
   type PlatformClient,
   type PlatformClientOptions,
   type PlatformTokens,
@@ -11,6 +13,7 @@ import {
   type ReconcileQuery,
 } from '../../application/ports/platform-client.js';
 import { consentUrl, cutToWeight, onlyVideo, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, type PlatformCall, type PlatformReply } from './platform-http.js';
+import { readYouTubeMetrics } from './youtube-metrics.js';
 
 const TITLE_MAX_CHARS = 100;
 const DESCRIPTION_MAX_BYTES = 5000;
@@ -122,6 +125,11 @@ export class YouTubeClient implements PlatformClient {
     });
     if (!hit?.id?.videoId) return null;
     return asResult({ id: hit.id.videoId, snippet: { thumbnails: hit.snippet?.thumbnails } }, []);
+  }
+
+  /** Quota errors (403 quotaExceeded) come back as rate_limited through `call`, as for publishing. */
+  readMetrics(query: MetricsQuery): Promise<MetricsReading> {
+    return readYouTubeMetrics((url, call) => this.call(url, call), this.options.apiUrl, query);
   }
 
   /** Google takes the client credentials in the form body. */
