@@ -14,6 +14,7 @@ import { Dispatcher, PUBLISH_QUEUE } from './application/dispatcher.js';
 import { PlatformClients } from './application/platform-clients.js';
 import { PostEvents, toScheduledPostBody } from './application/post-events.js';
 import { PublishNowService } from './application/publish-now.service.js';
+import { PublishingFacade } from './application/publishing.facade.js';
 import { Publisher } from './application/publisher.js';
 import { ScheduleService } from './application/schedule.service.js';
 import { TokenKeeper } from './application/token-keeper.js';
@@ -33,9 +34,10 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
-    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher,
+    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade,
     { provide: PUBLISH_QUEUE, inject: [AppConfig], useFactory: (config: AppConfig) => createQueueTransport(config, 'publish', config.publishing.concurrency) },
   ],
+  exports: [PublishingFacade],
 })
 export class PublishingModule implements OnModuleInit {
   constructor(
