@@ -16,6 +16,7 @@ import { RealtimeModule } from './platform/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
 import { StorageModule } from './platform/storage/storage.module.js';
 import { AdminModule } from './modules/admin/admin.module.js';
+import { AnalyticsModule } from './modules/analytics/index.js';
 import { AuditModule } from './modules/audit/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
@@ -65,6 +66,7 @@ export class AppModule {
         TalkingHeadModule,
         MarketplaceModule,
         PublishingModule,
+        AnalyticsModule,
         SelfHostedRoutingModule,
         BrandingModule,
         AdminModule,

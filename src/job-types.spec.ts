@@ -20,6 +20,8 @@ function wrongPayloadsDoNotCompile(jobs: Jobs, tx: Tx): void {
   // @ts-expect-error: a type and the payload of another do not make a job, even typed loosely
   const mixed: NewJob = { workspaceId: 'ws_1', jobType: 'recompute_face_embedding', payload: { credits: 3 } };
   void mixed;
+  // @ts-expect-error: a sync names platforms, not posts
+  void jobs.create(tx, { workspaceId: 'ws_1', jobType: 'sync_analytics', payload: { trigger: 'scheduled', posts: ['sp_1'] } });
 }
 
 class WrongHandler {
@@ -32,7 +34,7 @@ class WrongHandler {
 
 describe('the service job types', () => {
   it('lists every declared type once', () => {
-    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head'].sort());
+    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head', 'sync_analytics'].sort());
     expect(new Set(JOB_TYPES).size).toBe(JOB_TYPES.length);
     expect(typeof wrongPayloadsDoNotCompile).toBe('function');
     expect(WrongHandler).toBeDefined();

@@ -218,6 +218,13 @@ export interface VoiceProviderSettings {
   timeoutMs: number;
 }
 
+export interface AnalyticsSettings {
+  /** `ANALYTICS_SYNC_INTERVAL_MS`: how often each connection's metrics are synced (default 6 h). */
+  syncIntervalMs: number;
+  /** `ANALYTICS_SCHEDULER_TICK_MS`: how often a consuming process looks for due syncs. */
+  schedulerTickMs: number;
+}
+
 export interface TalkingHeadSettings {
   /** `local` renders offline with the bundled ffmpeg; `d-id` speaks D-ID's talks API at `didUrl`. */
   provider: 'local' | 'd-id';
@@ -452,6 +459,7 @@ export class AppConfig {
    */
   readonly outboundAllowHosts: string[];
   readonly publishing: PublishingSettings;
+  readonly analytics: AnalyticsSettings;
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -613,6 +621,10 @@ export class AppConfig {
       dispatchBatch: int(env, 'PUBLISH_DISPATCH_BATCH', 100, 1, 1000),
       concurrency: int(env, 'PUBLISH_CONCURRENCY', 16, 1, 256),
       defaultTimezone: timezone(env, 'DEFAULT_TIMEZONE', 'America/New_York'),
+    };
+    this.analytics = {
+      syncIntervalMs: int(env, 'ANALYTICS_SYNC_INTERVAL_MS', 6 * 3_600_000, 1_000, 7 * 86_400_000),
+      schedulerTickMs: int(env, 'ANALYTICS_SCHEDULER_TICK_MS', 30_000, 50, 3_600_000),
     };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     if (this.production) refuseSharedSecrets(env);

@@ -138,4 +138,12 @@ export class CharactersFacade {
   recordPost(tx: Tx, workspaceId: string, id: string, at: Date): Promise<void> {
     return this.characters.recordPost(tx, workspaceId, id, at);
   }
+
+  /**
+   * Sets `follower_count` (contract §15: the latest followers of the accounts the character's posts
+   * went to, as analytics measures them). Characters of another workspace are left alone.
+   */
+  setFollowerCounts(workspaceId: string, counts: ReadonlyMap<string, number>, tx?: Tx): Promise<void> {
+    return this.characters.setFollowerCounts(tx ?? this.ds.manager, workspaceId, counts);
+  }
 }

@@ -154,4 +154,15 @@ export class CharacterRepository {
       [workspaceId, id, at],
     );
   }
+
+  /** Sets the follower counts of several characters of one workspace in one statement. */
+  async setFollowerCounts(m: Tx, workspaceId: string, counts: ReadonlyMap<string, number>): Promise<void> {
+    if (counts.size === 0) return;
+    await m.query(
+      `UPDATE characters c SET follower_count = v.n
+         FROM unnest($2::text[], $3::int[]) AS v(id, n)
+        WHERE c.workspace_id = $1 AND c.id = v.id AND c.follower_count IS DISTINCT FROM v.n`,
+      [workspaceId, [...counts.keys()], [...counts.values()]],
+    );
+  }
 }

@@ -1,0 +1,83 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { PostMetrics } from '../../../publishing/index.js';
+import type { Overview } from '../../application/analytics.service.js';
+import type { PostMetricsView } from '../../infrastructure/analytics-reads.repository.js';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function toPostMetricsBody(p: PostMetricsView): Record<string, unknown> {
+  return {
+    scheduled_post_id: p.scheduledPostId, content_id: p.contentId, character_id: p.characterId, platform: p.platform,
+    remote_url: p.remoteUrl, published_at: iso(p.publishedAt), metrics: metricsBody(p.metrics),
+    engagement_rate: p.engagementRate, synced_at: iso(p.syncedAt), simulated: p.simulated,
+  };
+}
+
+function metricsBody(m: PostMetrics): Record<string, number | null> {
+  return { impressions: m.impressions, views: m.views, likes: m.likes, comments: m.comments, shares: m.shares, saves: m.saves };
+}
+
+export function toOverviewBody(o: Overview): Record<string, unknown> {
+  return {
+    from: o.range.from,
+    to: o.range.to,
+    totals: { posts: o.totals.posts, ...metricsBody(o.totals.metrics), engagement_rate: o.totals.engagementRate },
+    followers: o.followers.map((f) => ({ date: f.date, platform: f.platform, count: f.count })),
+    top_posts: o.topPosts.map(toPostMetricsBody),
+    by_platform: o.byPlatform.map((p) => ({
+      platform: p.platform, posts: p.posts, ...metricsBody(p.metrics), engagement_rate: p.engagementRate, followers: p.followers, synced_at: iso(p.syncedAt), simulated: p.simulated,
+    })),
+    synced_at: iso(o.syncedAt),
+    simulated: o.simulated,
+  };
+}
+
+export class MetricsDoc {
+  @ApiProperty({ type: Number, nullable: true }) impressions!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) views!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) likes!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) comments!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) shares!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) saves!: number | null;
+}
+
+export class PostMetricsDoc {
+  @ApiProperty() scheduled_post_id!: string;
+  @ApiProperty() content_id!: string;
+  @ApiProperty() character_id!: string;
+  @ApiProperty({ enum: ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] }) platform!: string;
+  @ApiProperty({ type: String, nullable: true }) remote_url!: string | null;
+  @ApiProperty({ format: 'date-time' }) published_at!: string;
+  @ApiProperty({ type: MetricsDoc }) metrics!: MetricsDoc;
+  @ApiProperty({ type: Number, nullable: true, description: '(likes + comments + shares + saves) / max(impressions, views).' }) engagement_rate!: number | null;
+  @ApiProperty({ format: 'date-time' }) synced_at!: string;
+  @ApiProperty({ description: 'Deterministic numbers of a sandbox connection.' }) simulated!: boolean;
+}
+
+export class PostsPageDoc {
+  @ApiProperty({ type: [PostMetricsDoc] }) posts!: PostMetricsDoc[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+export class FollowerPointDoc {
+  @ApiProperty({ format: 'date' }) date!: string;
+  @ApiProperty() platform!: string;
+  @ApiProperty() count!: number;
+}
+
+export class OverviewDoc {
+  @ApiProperty({ format: 'date' }) from!: string;
+  @ApiProperty({ format: 'date' }) to!: string;
+  @ApiProperty({ description: 'posts, the summed metrics (null when no post reports one) and engagement_rate.' }) totals!: Record<string, unknown>;
+  @ApiProperty({ type: [FollowerPointDoc] }) followers!: FollowerPointDoc[];
+  @ApiProperty({ type: [PostMetricsDoc] }) top_posts!: PostMetricsDoc[];
+  @ApiProperty({ description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: Array<Record<string, unknown>>;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
+  @ApiProperty() simulated!: boolean;
+}
+
+export class SyncJobEnvelope {
+  @ApiProperty({ description: 'The sync_analytics job record.' }) job!: Record<string, unknown>;
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Platform } from '../../../core/index.js';
+import { CharactersFacade } from '../../characters/index.js';
+import { rankHours, type HourSlot } from '../domain/best-hours.js';
+import { AnalyticsReadsRepository } from '../infrastructure/analytics-reads.repository.js';
+
+/** What other contexts may ask analytics. */
+@Injectable()
+export class AnalyticsFacade {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly reads: AnalyticsReadsRepository,
+    private readonly characters: CharactersFacade,
+  ) {}
+
+  /**
+   * The character's weekday × hour slots on a platform, in its posting timezone, best first by the
+   * mean engagement of its measured posts there (the last 1000), and how many posts were measured:
+   * the slot planner trusts them from 10 on (contract §15). A foreign character is 404.
+   */
+  async bestHours(workspaceId: string, characterId: string, platform: Platform): Promise<{ slots: HourSlot[]; measuredPosts: number }> {
+    const character = await this.characters.get(workspaceId, characterId);
+    const measured = await this.reads.measured(this.ds.manager, workspaceId, characterId, platform);
+    return { slots: rankHours(measured, this.characters.postingTimezone(character)), measuredPosts: measured.length };
+  }
+}

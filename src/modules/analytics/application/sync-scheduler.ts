@@ -1,0 +1,86 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../config/index.js';
+import type { ProcessRole } from '../../../core/index.js';
+import { inTransaction } from '../../../platform/database/index.js';
+import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
+import { consumesQueues, Jobs, QUEUE_ROLE, type JobRecord } from '../../../platform/queue/index.js';
+import { nextDueAfterClaim } from '../domain/sync-schedule.js';
+import { SyncStateRepository } from '../infrastructure/sync-state.repository.js';
+import { SYNC_ANALYTICS_JOB } from './job-types.js';
+import { MetricsSource } from './ports/metrics-source.js';
+
+const CLAIM_BATCH = 200;
+
+/**
+ * Starts the periodic syncs. In every process that consumes jobs, a timer lists the live
+ * connections, claims the due ones (a conditional UPDATE of `next_due_at`, see
+ * SyncStateRepository.claimDue) and creates their jobs in the claim's transaction: however many
+ * processes tick, each connection gets one job per period, and a claim is never lost without its job.
+ */
+@Injectable()
+export class SyncScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Analytics');
+  private timer?: NodeJS.Timeout;
+  private ticking?: Promise<number>;
+  private stopped = false;
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly source: MetricsSource,
+    private readonly states: SyncStateRepository,
+    private readonly jobs: Jobs,
+    private readonly lifecycle: ProcessLifecycle,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!consumesQueues(this.role, this.config)) return;
+    this.timer = setInterval(() => void this.tick(), this.config.analytics.schedulerTickMs);
+    this.timer.unref();
+    this.lifecycle.onStop(() => this.stop());
+    void this.tick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  private async stop(): Promise<Record<string, unknown>> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    return {};
+  }
+
+  /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */
+  tick(now = new Date()): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.ticking ??= this.schedule(now).finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async schedule(now: Date): Promise<number> {
+    try {
+      const live = await this.source.liveConnections();
+      if (live.length === 0) return 0;
+      await this.states.ensure(this.ds.manager, live, now);
+      const created = await inTransaction(this.ds, async (tx) => {
+        const claimed = await this.states.claimDue(tx, live, now, nextDueAfterClaim(now, this.config.analytics.syncIntervalMs), CLAIM_BATCH);
+        const jobs: JobRecord[] = [];
+        for (const c of claimed) {
+          jobs.push(await this.jobs.create(tx, { workspaceId: c.workspaceId, jobType: SYNC_ANALYTICS_JOB, payload: { platforms: [c.platform], trigger: 'scheduled' } }));
+        }
+        return jobs;
+      });
+      for (const job of created) await this.jobs.enqueue(job);
+      if (created.length > 0) this.logger.log({ msg: 'analytics syncs scheduled', count: created.length });
+      return created.length;
+    } catch (err) {
+      this.logger.warn({ msg: 'analytics scheduling failed', err: String(err) });
+      return 0;
+    }
+  }
+}
