@@ -1,6 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { CharactersModule } from '../characters/index.js';
-import { PublishingFacade, PublishingModule } from '../publishing/index.js';
+import { PostingHistories, PublishingFacade, PublishingModule } from '../publishing/index.js';
 import { AnalyticsController } from './api/analytics.controller.js';
 import { AnalyticsSyncJob } from './application/analytics-sync.job.js';
 import { AnalyticsFacade } from './application/analytics.facade.js';
@@ -19,10 +19,19 @@ import { SyncStateRepository } from './infrastructure/sync-state.repository.js';
   imports: [CharactersModule, PublishingModule],
   controllers: [AnalyticsController],
   providers: [
-    // TODO(merge): PublishingFacade is a stub on this branch; the publishing helper's facade replaces it.
     { provide: MetricsSource, useExisting: PublishingFacade },
     AnalyticsRepository, AnalyticsReadsRepository, SyncStateRepository, AnalyticsService, AnalyticsSyncJob, SyncScheduler, AnalyticsFacade,
   ],
   exports: [AnalyticsFacade],
 })
-export class AnalyticsModule {}
+export class AnalyticsModule implements OnModuleInit {
+  constructor(
+    private readonly histories: PostingHistories,
+    private readonly facade: AnalyticsFacade,
+  ) {}
+
+  /** The slot planner learns each character's best hours from here (publishing cannot import analytics). */
+  onModuleInit(): void {
+    this.histories.use(this.facade);
+  }
+}

@@ -3,17 +3,25 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Platform } from '../../../core/index.js';
 import { CharactersFacade } from '../../characters/index.js';
+import { PostingHistorySource, type PostingHistory } from '../../publishing/index.js';
 import { rankHours, type HourSlot } from '../domain/best-hours.js';
 import { AnalyticsReadsRepository } from '../infrastructure/analytics-reads.repository.js';
 
-/** What other contexts may ask analytics. */
+/** What other contexts may ask analytics; installed at boot as the slot planner's source of past engagement. */
 @Injectable()
-export class AnalyticsFacade {
+export class AnalyticsFacade extends PostingHistorySource {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly reads: AnalyticsReadsRepository,
     private readonly characters: CharactersFacade,
-  ) {}
+  ) {
+    super();
+  }
+
+  async historyOf(workspaceId: string, characterId: string, platform: Platform): Promise<PostingHistory> {
+    const { slots, measuredPosts } = await this.bestHours(workspaceId, characterId, platform);
+    return { measuredPosts, hours: slots };
+  }
 
   /**
    * The character's weekday × hour slots on a platform, in its posting timezone, best first by the

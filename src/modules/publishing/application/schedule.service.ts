@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PUBLISH_PLATFORMS } from '../../../config/index.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type Page, type PageRequest, type Platform } from '../../../core/index.js';
@@ -51,7 +52,8 @@ export class ScheduleService {
     const character = await this.characters.get(workspaceId, input.characterId);
     const timezone = this.characters.postingTimezone(character);
     const requested = input.platforms?.map((name) => platformOf(name));
-    const planned: { hours: Partial<Record<Platform, SlotHours>>; sources: Partial<Record<Platform, SlotSource>> } = { hours: {}, sources: {} };
+    // Read before the transaction: the history lives in another context's tables, and the embedded database runs one transaction at a time.
+    const planned = await this.hoursFor(workspaceId, character.id, requested?.map((r) => r.platform) ?? PUBLISH_PLATFORMS);
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
@@ -62,7 +64,6 @@ export class ScheduleService {
       const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
       const targets = items.map((item) => targetOf(item, requested));
       await this.connections.requirePostable(tx, workspaceId, targets.flatMap((t) => t.platforms));
-      Object.assign(planned, await this.hoursFor(workspaceId, character.id, targets));
       const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone, hours: planned.hours });
       const byId = new Map(items.map((i) => [i.id, i]));
       return this.insert(tx, slots.map((s) => ({
@@ -71,15 +72,17 @@ export class ScheduleService {
       })));
     });
     await this.events.changed(...created);
-    return { timezone, posts: created, slotSources: planned.sources };
+    const used = new Set(created.map((p) => p.platformKey));
+    const asked = new Set(requested?.map((r) => r.platform));
+    const slotSources = Object.fromEntries(Object.entries(planned.sources).filter(([p]) => used.has(p as Platform) || asked.has(p as Platform)));
+    return { timezone, posts: created, slotSources };
   }
 
   /** Per platform of the plan, its best hours by past engagement once it has enough measured posts, else the defaults. */
-  private async hoursFor(workspaceId: string, characterId: string, targets: readonly SlotTarget[]) {
+  private async hoursFor(workspaceId: string, characterId: string, platforms: readonly Platform[]) {
     const hours: Partial<Record<Platform, SlotHours>> = {};
     const sources: Partial<Record<Platform, SlotSource>> = {};
-    const platforms = [...new Set(targets.flatMap((t) => t.platforms.map((p) => p.platform)))];
-    for (const platform of platforms) {
+    for (const platform of new Set(platforms)) {
       const fromHistory = hoursFromHistory(await this.histories.historyOf(workspaceId, characterId, platform));
       if (fromHistory) hours[platform] = fromHistory;
       sources[platform] = fromHistory ? 'history' : 'defaults';
