@@ -71,7 +71,7 @@ function driver(server: () => TestServer, admin: () => { Authorization: string }
       return waitFor(async () => {
         const job = (await d.user().get(`/jobs/${id}`)).body.job as Body | undefined;
         return job && ['completed', 'failed'].includes(job.status) ? job : undefined;
-      }, 60_000, `job ${id}`);
+      }, 180_000, `job ${id}`);
     },
     /** The ledger rows of one content item: a generation's charge is recorded against its item. */
     async ledgerOf(contentId: string): Promise<Array<[string, number]>> {
@@ -282,7 +282,10 @@ describe('Self-hosted GPU routing', () => {
       expect(fallbacks).toContain('no_eligible_endpoint');
       for (const job of jobs) expect(await d.ledgerOf(job.content_id)).toHaveLength(1);
       const open = await d.endpoint(endpoint.id);
-      expect(open).toMatchObject({ circuit: 'open', consecutive_failures: 3 });
+      // Open after 3 failures; on a slow machine a trial may already have failed against the dead
+      // endpoint (each failed trial reopens it for a new window and adds one), so at least 3.
+      expect(open.circuit).toBe('open');
+      expect(open.consecutive_failures).toBeGreaterThanOrEqual(3);
       expect(Date.parse(open.circuit_retry_at) - Date.parse(open.circuit_opened_at)).toBe(1500);
 
       gpu.mode = {};
