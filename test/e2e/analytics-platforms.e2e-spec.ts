@@ -222,3 +222,162 @@ describe('analytics against the platform fakes', () => {
     }
   }, 120_000);
 });
+
+describe('scheduled syncs with two workers (PostgreSQL + Redis)', () => {
+  const INTERVAL_MS = 3_000;
+  const PERIODS = 4;
+  let fakes: PlatformFakes;
+  let backing: Backing;
+  let server: TestServer;
+  let workers: RunningProcess[] = [];
+  let db: pg.Client;
+
+  /** The fake's record of sync reads: Pinterest's follower read is an ordinary account look-up, not a tagged metric route. */
+  const syncReads = (p: PlatformName, fake: FakePlatform) => (p === 'pinterest' ? fake.requestsTo('/v5/user_account', 'GET').length : fake.metricCalls);
+
+  beforeAll(async () => {
+    fakes = await startPlatformFakes();
+    backing = await createBacking({ services: true });
+    db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
+    await db.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([server?.stop(), ...workers.map((w) => w.stop())]);
+    await db?.end();
+    await closePlatformFakes(fakes);
+    await backing?.cleanup();
+  });
+
+  it(`syncs each connection once per period over ${PERIODS} periods, however many workers tick`, async () => {
+    const env = { ...platformEnv(fakes), APP_URL, AUTH_RATE_LIMIT_PER_MINUTE: '1000', ANALYTICS_SYNC_INTERVAL_MS: String(INTERVAL_MS), ANALYTICS_SCHEDULER_TICK_MS: '200' };
+    server = await startServer(backing, env);
+    const user = await registerUser(server);
+    // Connected before any worker runs, so every sync read the fakes see below belongs to a counted job.
+    for (const p of PLATFORMS) await connectLive(server, user, p);
+    for (const fake of Object.values(fakes)) fake.reset();
+    workers = await Promise.all([startWorker(backing, env), startWorker(backing, env)]);
+
+    const completedOf = async () => {
+      const { rows } = await db.query<{ platform: string; n: string }>(
+        `SELECT payload->'platforms'->>0 AS platform, count(*) AS n FROM jobs
+          WHERE job_type = 'sync_analytics' AND status = 'completed' GROUP BY 1`,
+      );
+      return new Map(rows.map((r) => [r.platform, Number(r.n)]));
+    };
+    await waitFor(async () => {
+      const done = await completedOf();
+      return PLATFORMS.every((p) => (done.get(p) ?? 0) >= PERIODS);
+    }, (PERIODS + 3) * INTERVAL_MS * 2, `${PERIODS} scheduled syncs of every connection`);
+    // A graceful stop finishes the jobs in flight: every read at a fake is then a completed job's.
+    await Promise.all(workers.map((w) => w.stop()));
+
+    const { rows } = await db.query<{ platform: string; trigger: string; status: string; created_at: Date }>(
+      `SELECT payload->'platforms'->>0 AS platform, payload->>'trigger' AS trigger, status, created_at FROM jobs
+        WHERE job_type = 'sync_analytics' ORDER BY created_at`,
+    );
+    expect(rows.every((r) => r.trigger === 'scheduled' && r.status !== 'failed')).toBe(true);
+    const completed = await completedOf();
+    for (const p of PLATFORMS) {
+      const times = rows.filter((r) => r.platform === p).map((r) => new Date(r.created_at).getTime());
+      // Exactly one sync per period: consecutive syncs of a connection are one period apart (a
+      // double sync would be ~0 apart, a missed period ≥ 2 periods), with the scheduler's tick as slack.
+      const gaps = times.slice(1).map((t, i) => t - times[i]);
+      expect([p, gaps.length >= PERIODS - 1]).toEqual([p, true]);
+      for (const gap of gaps) {
+        expect([p, gap >= INTERVAL_MS - 250, gap < 2 * INTERVAL_MS]).toEqual([p, true, true]);
+      }
+      // Each completed sync read the account once (no posts yet): the fake saw no other sync.
+      expect([p, syncReads(p, fakes[p])]).toEqual([p, completed.get(p)]);
+    }
+  }, 120_000);
+});
+
+describe('best hours in schedule/generate (seeded history, PostgreSQL)', () => {
+  const ZONE = 'Asia/Tokyo';
+  const ZONE_OFFSET_MS = 9 * 3_600_000; // Tokyo keeps no daylight saving time.
+  const PEAK_HOUR = 7;
+  let backing: Backing;
+  let server: TestServer;
+  let db: pg.Client;
+  let user: TestUser;
+  let character: string;
+  let itemId: string;
+  /** The local day the plan starts, five days ahead, as UTC calendar parts of Tokyo's wall clock. */
+  let day: { y: number; m: number; d: number };
+
+  /** The instant of a Tokyo wall-clock hour, `daysBefore` the plan's first day. */
+  const localInstant = (daysBefore: number, hour: number) => new Date(Date.UTC(day.y, day.m, day.d - daysBefore, hour) - ZONE_OFFSET_MS);
+
+  /**
+   * One published Instagram post of the character with its latest metrics, as a sync files them
+   * (what AnalyticsReadsRepository.measured reads): published at a local hour with that engagement.
+   */
+  const seedPost = async (n: number, daysBefore: number, hour: number, rate: number) => {
+    const at = localInstant(daysBefore, hour);
+    const id = `sch_seed${String(n).padStart(2, '0')}`;
+    await db.query(
+      `INSERT INTO scheduled_posts (id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at, published_at, remote_post_id)
+       VALUES ($1, $2, $3, $4, 'instagram', 'instagram', 'published', $5, $5, $5, $6)`,
+      [id, user.workspace.id, itemId, character, at, `seed_${n}`],
+    );
+    await db.query(
+      `INSERT INTO post_metrics_latest (scheduled_post_id, workspace_id, content_id, character_id, platform, account_id, published_at,
+                                        impressions, views, likes, comments, shares, saves, engagement_rate, simulated, synced_at)
+       VALUES ($1, $2, $3, $4, 'instagram', 'seed_account', $5, NULL, 1000, $6, 0, 0, 0, $7, false, now())`,
+      [id, user.workspace.id, itemId, character, at, Math.round(rate * 1000), rate],
+    );
+  };
+
+  const generate = async () => {
+    const res = await api(server).post('/schedule/generate').set(user.auth)
+      .send({ character_id: character, start_date: localInstant(0, 0).toISOString(), platforms: ['instagram'], days: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body.timezone).toBe(ZONE);
+    expect(res.body.scheduledPosts).toHaveLength(1);
+    return res.body as Body;
+  };
+
+  beforeAll(async () => {
+    backing = await createBacking({ services: true });
+    server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000', RUN_JOBS_IN_API: 'true' });
+    db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
+    await db.connect();
+    user = await registerUser(server);
+    character = await newCharacter(server, user, 'Hana');
+    const tz = await api(server).patch(`/characters/${character}`).set(user.auth).send({ timezone: ZONE });
+    expect(tz.status).toBe(200);
+    await connectSandbox(server, user, 'instagram');
+    itemId = (await approvedItem(server, user, character, 'instagram')).id as string;
+    const local = new Date(Date.now() + ZONE_OFFSET_MS + 5 * 86_400_000);
+    day = { y: local.getUTCFullYear(), m: local.getUTCMonth(), d: local.getUTCDate() };
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await db?.end();
+    await backing?.cleanup();
+  });
+
+  it('with 9 measured posts keeps the default hours; with 10 peaking at one local hour, plans the next post there', async () => {
+    // Four posts at 07:00 engage six times better than the rest. None falls on the plan's weekday
+    // (never a multiple of 7 days before it), so that day takes the best hours of the whole week.
+    const peaks = [1, 2, 3, 4].map((daysBefore) => ({ daysBefore, hour: PEAK_HOUR, rate: 0.12 }));
+    const others = [[5, 10], [6, 15], [8, 20], [9, 10], [10, 15], [11, 20]].map(([daysBefore, hour]) => ({ daysBefore, hour, rate: 0.02 }));
+    const posts = [...peaks, ...others];
+    for (const [n, p] of posts.slice(0, 9).entries()) await seedPost(n, p.daysBefore, p.hour, p.rate);
+
+    const nine = await generate();
+    expect(nine).toMatchObject({ slot_source: 'defaults', slot_sources: { instagram: 'defaults' } });
+    expect(nine.scheduledPosts[0]).toMatchObject({ content_id: itemId, platform: 'instagram', status: 'pending' });
+    expect(nine.scheduledPosts[0].scheduled_at).toBe(localInstant(0, 9).toISOString());
+    const cancelled = await api(server).patch(`/schedule/${nine.scheduledPosts[0].id}`).set(user.auth).send({ status: 'cancelled' });
+    expect(cancelled.status).toBe(200);
+
+    await seedPost(9, posts[9].daysBefore, posts[9].hour, posts[9].rate);
+    const ten = await generate();
+    expect(ten).toMatchObject({ slot_source: 'history', slot_sources: { instagram: 'history' } });
+    expect(ten.scheduledPosts[0]).toMatchObject({ content_id: itemId, platform: 'instagram', status: 'pending' });
+    expect(ten.scheduledPosts[0].scheduled_at).toBe(localInstant(0, PEAK_HOUR).toISOString());
+  }, 60_000);
+});
