@@ -5,9 +5,8 @@ import { createBacking, startServer, waitFor, type Backing, type TestServer } fr
 /**
  * Analytics (contract §15): the routes' validation, access and throttle, and a sandbox
  * connection's simulated numbers arriving through an on-demand sync.
- * Runs once the publishing side's facade is merged (the branch's stub refuses every read).
- * Not covered here yet: the five platform fakes' served numbers, a 429 from a fake's metric calls,
- * and two workers' scheduled syncs (they need the fakes' setMetrics/setFollowers).
+ * The five platform fakes' served numbers, a 429 from a fake's metric calls, two workers' scheduled
+ * syncs and the slot planner's best hours are in analytics-platforms.e2e-spec.ts.
  */
 type Body = Record<string, any>;
 
