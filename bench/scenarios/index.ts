@@ -1,4 +1,5 @@
 import type { Scenario } from '../lib/scenario.js';
+import { analytics } from './analytics.js';
 import { content } from './content.js';
 import { foundation } from './foundation.js';
 import { lora } from './lora.js';
@@ -8,4 +9,4 @@ import { routing } from './routing.js';
 import { voice } from './voice.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics];

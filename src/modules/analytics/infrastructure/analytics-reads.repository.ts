@@ -66,6 +66,19 @@ const paramsOf = (f: MetricsFilter) => [f.workspaceId, f.characterId ?? null, f.
 @Injectable()
 export class AnalyticsReadsRepository {
   async page(m: Tx, f: MetricsFilter, sort: { key: PostSortKey; desc: boolean }, limit: number, offset: number): Promise<{ items: PostMetricsView[]; total: number }> {
+    const [items, [count]]: [PostMetricsView[], Array<{ n: string }>] = await Promise.all([
+      this.sorted(m, f, sort, limit, offset),
+      m.query(`SELECT count(*) AS n FROM post_metrics_latest WHERE ${WHERE}`, paramsOf(f)),
+    ]);
+    return { items, total: Number(count?.n ?? 0) };
+  }
+
+  /** The best posts by engagement, without the page's count (a year of a workspace's posts costs more to count than to rank). */
+  top(m: Tx, f: MetricsFilter, limit: number): Promise<PostMetricsView[]> {
+    return this.sorted(m, f, { key: 'engagement_rate', desc: true }, limit, 0);
+  }
+
+  private async sorted(m: Tx, f: MetricsFilter, sort: { key: PostSortKey; desc: boolean }, limit: number, offset: number): Promise<PostMetricsView[]> {
     const dir = sort.desc ? 'DESC' : 'ASC';
     // The key is one of POST_SORTS (the DTO admits nothing else); the id breaks ties so pages never overlap.
     const rows: Array<Record<string, unknown>> = await m.query(
@@ -73,8 +86,7 @@ export class AnalyticsReadsRepository {
         ORDER BY ${sort.key} ${dir} NULLS LAST, scheduled_post_id ${dir} LIMIT $6 OFFSET $7`,
       [...paramsOf(f), limit, offset],
     );
-    const [count]: Array<{ n: string }> = await m.query(`SELECT count(*) AS n FROM post_metrics_latest WHERE ${WHERE}`, paramsOf(f));
-    return { items: rows.map(viewOf), total: Number(count?.n ?? 0) };
+    return rows.map(viewOf);
   }
 
   async byPlatform(m: Tx, f: MetricsFilter): Promise<PlatformTotals[]> {
