@@ -22,7 +22,7 @@ describe('analytics (contract §15)', () => {
 
   beforeAll(async () => {
     backing = await createBacking();
-    server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000' });
+    server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000', RUN_JOBS_IN_API: 'true' });
     const admin = await loginAdmin(server);
     alice = await registerUser(server);
     bob = await registerUser(server);

@@ -582,7 +582,7 @@ describe('publishing (sandbox mode)', () => {
       expect(listed.total).toBe(7);
       // Planned items are not planned again; rejected ones never.
       const again = await plan(alice, { character_id: paris, start_date: START, platforms: ['instagram', 'x', 'pinboard'] });
-      expect([again.status, again.body]).toEqual([201, { timezone: 'Europe/Paris', scheduledPosts: [] }]);
+      expect([again.status, again.body]).toEqual([201, { timezone: 'Europe/Paris', slot_source: 'defaults', slot_sources: { instagram: 'defaults', twitter: 'defaults', pinterest: 'defaults' }, scheduledPosts: [] }]);
     });
 
     it("uses the character's own timezone before its location, and America/New_York without either", async () => {
