@@ -4,8 +4,7 @@ import { pageOf, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { OrganisationsService } from '../application/organisations.service.js';
-import { toChanges } from '../branding/api/dto/branding.dto.js';
-import { toBrandingBody } from '../branding/api/dto/branding.body.js';
+import { toBrandingBody, toChanges } from '../branding/index.js';
 import { AuditLogBody, auditEntryBody, OrganisationBody, organisationBody, OrganisationListBody, OrganisationUpdatedBody } from './dto/organisation.views.js';
 import { AuditLogQueryDto, CreateOrganisationDto, UpdateOrganisationDto } from './dto/organisations.dto.js';
 

@@ -4,3 +4,5 @@ export { BrandingService, type BrandingView, type PageBranding } from './applica
 export { renderBrandedPage, escapeHtml, BRANDED_PAGE_CSP, type PageContent } from './application/branded-page.js';
 export type { BrandingChanges } from './domain/branding.js';
 export { BRANDING_ERRORS } from './errors.js';
+export { UpdateBrandingDto, toChanges } from './api/dto/branding.dto.js';
+export { BrandingBody, toBrandingBody } from './api/dto/branding.body.js';

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { BrandingBody } from '../../branding/api/dto/branding.body.js';
+import { BrandingBody } from '../../branding/index.js';
 import { PLANS, WORKSPACE_ROLES } from '../../../../core/index.js';
 import { AUDIT_ACTIONS, type AuditEntry } from '../../../audit/index.js';
 import type { Invitation } from '../../domain/invitation.js';

@@ -4,7 +4,7 @@ import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, 
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../core/index.js';
 import { Present, QueryInt, Trim } from '../../../../platform/http/index.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../audit/index.js';
-import { UpdateBrandingDto } from '../../branding/api/dto/branding.dto.js';
+import { UpdateBrandingDto } from '../../branding/index.js';
 import { SLUG_PATTERN } from '../../domain/membership-rules.js';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
