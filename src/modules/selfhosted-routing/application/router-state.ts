@@ -18,7 +18,27 @@ export interface Lease {
   trial: boolean;
 }
 
-export type SlotClaim = { lease: Lease } | { refused: 'full' | 'circuit_open' };
+/** An endpoint a job may draw on: active and capable, as the directory says. The store adds what every process knows. */
+export interface Candidate {
+  id: string;
+  maxConcurrency: number;
+  /** Already tried by this job. */
+  tried: boolean;
+}
+
+export interface ClaimRequest {
+  /** In the directory's order (oldest first), which breaks ties. */
+  candidates: Candidate[];
+  /** The settings version the job was planned under: the claim is refused as `stale` under any other. Absent: not checked. */
+  version?: string;
+  now: number;
+  leaseMs: number;
+  /** How long an unhealthy probe result keeps an endpoint out. */
+  healthTtlMs: number;
+}
+
+/** `none`: no candidate is available (full, open circuit, freshly unhealthy, or none given). */
+export type SlotClaim = { lease: Lease } | { refused: 'none' | 'stale' };
 
 export interface RoutingStats {
   since: Date;
@@ -28,8 +48,10 @@ export interface RoutingStats {
   byReason: Record<string, number>;
 }
 
-/** How one job's routing ended, for the shared stats. */
-export type RoutedOutcome = { route: 'selfhosted' } | { route: 'cloud'; fallback: FallbackReason | null };
+/** A job that took the cloud path, for the shared stats: `fallback` when it was meant for self-hosted. */
+export interface CloudOutcome {
+  fallback: FallbackReason | null;
+}
 
 /**
  * Routing state shared by every API and worker process: Redis when configured, else this
@@ -40,21 +62,29 @@ export type RoutedOutcome = { route: 'selfhosted' } | { route: 'cloud'; fallback
 export abstract class RouterState {
   /** Every listed endpoint's runtime, in one round trip; an endpoint never seen is unknown and closed. */
   abstract runtime(endpointIds: string[], now: number): Promise<Map<string, EndpointRuntime>>;
-  abstract claim(endpointId: string, maxConcurrency: number, now: number, leaseMs: number): Promise<SlotClaim>;
+  /**
+   * Checks the settings version, ranks the candidates by domain/routing-rules.ts and takes a slot
+   * (or the half-open trial) on the best available one, all in one atomic step: one round trip.
+   */
+  abstract claimBest(req: ClaimRequest): Promise<SlotClaim>;
   abstract renew(lease: Lease, now: number, leaseMs: number): Promise<void>;
   /** Frees a slot without an outcome (settling one with `succeeded`/`failed` frees it too). */
   abstract release(lease: Lease): Promise<void>;
-  /** A request that succeeded: its slot released, latency into the average, and the circuit's rule. */
+  /** A request that succeeded: its slot released, latency into the average, the circuit's rule, and the job counted as self-hosted. */
   abstract succeeded(lease: Lease, latencyMs: number, now: number): Promise<CircuitState>;
   /** A request that failed, its slot released; `counted` when it was the endpoint's fault. Answers the circuit after it. */
   abstract failed(lease: Lease, error: string, counted: boolean, now: number, policy: CircuitPolicy): Promise<CircuitState>;
   abstract recordHealth(endpointId: string, health: 'healthy' | 'unhealthy', error: string | null, now: number): Promise<void>;
   /** One process probes an endpoint per window: true for the caller that won the window. */
   abstract claimProbe(endpointId: string, windowMs: number): Promise<boolean>;
-  abstract count(outcome: RoutedOutcome, now: number): Promise<void>;
+  /**
+   * Counts a job that took the cloud path. With `version`, only under that settings version: else
+   * nothing is counted and the answer is `stale` (the job is planned again on fresh settings).
+   */
+  abstract countCloud(outcome: CloudOutcome, now: number, version?: string): Promise<'counted' | 'stale'>;
   abstract stats(now: number): Promise<RoutingStats>;
-  /** A value that changes whenever the endpoints or the routing setting change, in any process. */
-  abstract settingsVersion(): Promise<string | null>;
+  /** A value that changes whenever the endpoints or the routing setting change, in any process ('' before the first change). */
+  abstract settingsVersion(): Promise<string>;
   abstract bumpSettingsVersion(): Promise<void>;
   /** A deleted endpoint's state goes with it (its running requests still release their slots). */
   abstract forget(endpointId: string): Promise<void>;

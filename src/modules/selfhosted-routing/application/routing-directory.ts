@@ -14,6 +14,8 @@ export interface DirectoryEntry {
 }
 
 export interface Directory {
+  /** The shared settings version this copy was read under. */
+  version: string;
   settings: RoutingSettings;
   entries: DirectoryEntry[];
 }
@@ -21,12 +23,14 @@ export interface Directory {
 /**
  * The routing setting and the endpoints, with their keys opened, as this process last read them.
  * Every change bumps a shared version (Redis), and a process reads the database again only when
- * the version it holds is not the current one: one Redis read per job, and no stale copy.
+ * the version it holds is not the current one. The router takes the held copy unchecked and
+ * checks its version in the same step that acts on it (the claim, or the cloud count), so a job
+ * pays no round trip of its own for it, and none acts on a stale copy.
  */
 @Injectable()
 export class RoutingDirectory {
   private readonly logger = new Logger('SelfHostedRouting');
-  private held: { version: string | null; directory: Directory } | null = null;
+  private copy: Directory | null = null;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -35,18 +39,24 @@ export class RoutingDirectory {
     private readonly state: RouterState,
   ) {}
 
+  /** The copy this process holds, its version unchecked (read when it holds none). */
+  async held(): Promise<Directory> {
+    return this.copy ?? this.current();
+  }
+
+  /** Checked against the shared version: read afresh when it moved. */
   async current(): Promise<Directory> {
+    // The version first: a change landing during the reads below leaves this copy stale, not wrong.
     const version = await this.state.settingsVersion();
-    if (this.held && this.held.version === version) return this.held.directory;
+    if (this.copy?.version === version) return this.copy;
     const [settings, endpoints] = await Promise.all([this.repo.routing(this.ds.manager), this.repo.listEndpoints(this.ds.manager)]);
-    const directory = { settings, entries: endpoints.map((endpoint) => ({ endpoint, target: this.targetOf(endpoint) })) };
-    this.held = { version, directory };
-    return directory;
+    this.copy = { version, settings, entries: endpoints.map((endpoint) => ({ endpoint, target: this.targetOf(endpoint) })) };
+    return this.copy;
   }
 
   /** After a change here: every process, this one included, reads afresh. */
   async changed(): Promise<void> {
-    this.held = null;
+    this.copy = null;
     await this.state.bumpSettingsVersion();
   }
 

@@ -3,11 +3,14 @@ import { AppConfig } from '../../../config/index.js';
 import { ImageGenerator, type GeneratedMedia, type ImageRequest } from '../../generation/index.js';
 import { Metrics } from '../../../platform/metrics/index.js';
 import { OutboundError } from '../../../platform/outbound/index.js';
+import type { DataSource } from 'typeorm';
 import type { Endpoint } from '../domain/endpoint.js';
+import type { SelfHostedRepository } from '../infrastructure/selfhosted.repository.js';
 import { MemoryRouterState } from '../infrastructure/state/memory-router-state.js';
 import { GpuBackends } from './gpu-backends.js';
 import { GpuBackend, type GpuImageRequest, type GpuTarget } from './ports/gpu-backend.js';
-import type { RoutingDirectory } from './routing-directory.js';
+import type { EndpointSecrets } from './endpoint-secrets.js';
+import { RoutingDirectory } from './routing-directory.js';
 import { SelfHostedRouter } from './selfhosted-router.js';
 
 const png = (tag: string): GeneratedMedia => ({ bytes: Buffer.from(tag), contentType: 'image/png', width: 8, height: 8 });
@@ -63,15 +66,20 @@ function endpoint(id: string, over: Partial<Endpoint> = {}): Endpoint {
 function setup(opts: { endpoints: Endpoint[]; behaviour?: Record<string, Behaviour>; enabled?: boolean; percentage?: number; env?: Record<string, string> }) {
   const config = new AppConfig({ SELFHOSTED_BUDGET_MS: '300', ...opts.env });
   const state = new MemoryRouterState();
-  const directory = {
-    current: async () => ({
-      settings: { enabled: opts.enabled ?? true, percentage: opts.percentage ?? 100, updatedAt: new Date() },
-      entries: opts.endpoints.map((e) => ({ endpoint: e, target: { id: e.id, kind: e.kind, url: e.url, apiKey: null, workflow: null } })),
-    }),
-  } as unknown as RoutingDirectory;
+  // The real directory over rows held here: `db` is what the database says now.
+  const db = { routing: { enabled: opts.enabled ?? true, percentage: opts.percentage ?? 100, updatedAt: new Date() }, endpoints: opts.endpoints };
+  const reads = { count: 0 };
+  const repo = {
+    routing: async () => {
+      reads.count += 1;
+      return { ...db.routing };
+    },
+    listEndpoints: async () => [...db.endpoints],
+  } as unknown as SelfHostedRepository;
+  const directory = new RoutingDirectory({ manager: null } as unknown as DataSource, repo, null as unknown as EndpointSecrets, state);
   const backend = new ScriptedBackend(opts.behaviour ?? {});
   const router = new SelfHostedRouter(config, directory, state, new GpuBackends([backend]), new Metrics());
-  return { router, state, backend, cloud: new Cloud() };
+  return { router, state, backend, cloud: new Cloud(), db, reads };
 }
 
 describe('SelfHostedRouter', () => {
@@ -136,7 +144,7 @@ describe('SelfHostedRouter', () => {
   it('skips disabled, freshly unhealthy and full endpoints', async () => {
     const { router, state, backend, cloud } = setup({ endpoints: [endpoint('ep_off', { status: 'disabled' }), endpoint('ep_sick'), endpoint('ep_full', { maxConcurrency: 1 })] });
     await state.recordHealth('ep_sick', 'unhealthy', 'probe answered 503', Date.now());
-    await state.claim('ep_full', 1, Date.now(), 30_000);
+    await state.claimBest({ candidates: [{ id: 'ep_full', maxConcurrency: 1, tried: false }], now: Date.now(), leaseMs: 30_000, healthTtlMs: 30_000 });
     expect((await router.generate(request(), cloud)).route.fallbackReason).toBe('no_eligible_endpoint');
     expect(backend.calls).toEqual([]);
   });
@@ -148,5 +156,25 @@ describe('SelfHostedRouter', () => {
     setImmediate(() => cancel.abort());
     await expect(pending).rejects.toThrow();
     expect(cloud.calls).toBe(0);
+  });
+
+  it('plans on the settings it holds, and plans again when another process changed them', async () => {
+    const { router, state, backend, cloud, db, reads } = setup({ endpoints: [endpoint('ep_a'), endpoint('ep_b')] });
+    expect((await router.generate(request({ jobId: 'job_1' }), cloud)).route.route).toBe('selfhosted');
+    expect((await router.generate(request({ jobId: 'job_2' }), cloud)).route.route).toBe('selfhosted');
+    expect(reads.count).toBe(1);
+    // Routing turned off elsewhere: the held copy still says on, the claim refuses it as stale.
+    db.routing = { ...db.routing, enabled: false };
+    await state.bumpSettingsVersion();
+    expect(await router.generate(request({ jobId: 'job_3' }), cloud)).toMatchObject({ route: { route: 'cloud', fallbackReason: null } });
+    expect(reads.count).toBe(2);
+    // And on again, with one endpoint left: the held copy says off, the cloud count refuses it as stale.
+    db.routing = { ...db.routing, enabled: true };
+    db.endpoints = [endpoint('ep_b')];
+    await state.bumpSettingsVersion();
+    expect((await router.generate(request({ jobId: 'job_4' }), cloud)).route).toEqual({ route: 'selfhosted', endpointId: 'ep_b', fallbackReason: null });
+    expect(reads.count).toBe(3);
+    expect(backend.calls).toEqual(['ep_a', 'ep_b', 'ep_b']);
+    expect(await state.stats(Date.now())).toMatchObject({ selfhosted: 3, cloud: 1, fallbacks: 0 });
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { CLOSED } from './circuit.js';
-import { bucketOf, currentHealth, isEligible, nextAverage, rankEndpoints, takesSelfHosted, type EndpointState } from './routing-rules.js';
+import { bucketOf, currentHealth, isAvailable, nextAverage, rankEndpoints, serves, takesSelfHosted, type EndpointState } from './routing-rules.js';
 
 const T = 1_000_000;
 const ep = (id: string, over: Partial<EndpointState> = {}): EndpointState => ({
-  id, status: 'active', capabilities: ['text_to_image', 'image_to_image'], maxConcurrency: 4, health: 'unknown', load: 0, avgLatencyMs: null, circuit: CLOSED, ...over,
+  id, maxConcurrency: 4, tried: false, health: 'unknown', load: 0, avgLatencyMs: null, circuit: CLOSED, ...over,
 });
 
 describe('routing rules', () => {
@@ -32,24 +32,32 @@ describe('routing rules', () => {
     expect(currentHealth('healthy', null, T, 30_000)).toBe('unknown');
   });
 
-  it('is eligible only when active, capable, not unhealthy, below its limit and not open', () => {
-    expect(isEligible(ep('a'), 'text_to_image', T)).toBe(true);
-    expect(isEligible(ep('a', { status: 'disabled' }), 'text_to_image', T)).toBe(false);
-    expect(isEligible(ep('a', { capabilities: ['text_to_image'] }), 'image_to_image', T)).toBe(false);
-    expect(isEligible(ep('a', { health: 'unhealthy' }), 'text_to_image', T)).toBe(false);
-    expect(isEligible(ep('a', { load: 4 }), 'text_to_image', T)).toBe(false);
-    expect(isEligible(ep('a', { circuit: { ...CLOSED, state: 'open', retryAt: T + 1 } }), 'text_to_image', T)).toBe(false);
-    expect(isEligible(ep('a', { circuit: { ...CLOSED, state: 'open', retryAt: T } }), 'text_to_image', T)).toBe(true);
+  it('serves a job only when active and capable', () => {
+    const both = ['text_to_image', 'image_to_image'] as const;
+    expect(serves({ status: 'active', capabilities: both }, 'image_to_image')).toBe(true);
+    expect(serves({ status: 'disabled', capabilities: both }, 'text_to_image')).toBe(false);
+    expect(serves({ status: 'active', capabilities: ['text_to_image'] }, 'image_to_image')).toBe(false);
   });
 
-  it('ranks by relative load, then latency (unmeasured first), and puts endpoints already tried last', () => {
+  it('is available only when not unhealthy, below its limit and not open', () => {
+    expect(isAvailable(ep('a'), T)).toBe(true);
+    expect(isAvailable(ep('a', { health: 'healthy' }), T)).toBe(true);
+    expect(isAvailable(ep('a', { health: 'unhealthy' }), T)).toBe(false);
+    expect(isAvailable(ep('a', { load: 4 }), T)).toBe(false);
+    expect(isAvailable(ep('a', { load: 3 }), T)).toBe(true);
+    expect(isAvailable(ep('a', { circuit: { ...CLOSED, state: 'open', retryAt: T + 1 } }), T)).toBe(false);
+    expect(isAvailable(ep('a', { circuit: { ...CLOSED, state: 'open', retryAt: T } }), T)).toBe(true);
+    expect(isAvailable(ep('a', { circuit: { ...CLOSED, state: 'half_open', trialUntil: T + 1 } }), T)).toBe(false);
+  });
+
+  it('ranks by relative load, then latency (unmeasured first), then the order given, and puts endpoints already tried last', () => {
     const ranked = rankEndpoints(
-      [ep('busy', { load: 2, maxConcurrency: 4 }), ep('slow', { load: 1, maxConcurrency: 8, avgLatencyMs: 900 }), ep('fast', { load: 1, maxConcurrency: 8, avgLatencyMs: 100 }), ep('new', { load: 0 })],
-      'text_to_image',
+      [ep('busy', { load: 2, maxConcurrency: 4 }), ep('slow', { load: 1, maxConcurrency: 8, avgLatencyMs: 900 }), ep('fast', { load: 1, maxConcurrency: 8, avgLatencyMs: 100 }), ep('new', { load: 0 }), ep('full', { load: 4 })],
       T,
     );
     expect(ranked.map((e) => e.id)).toEqual(['new', 'fast', 'slow', 'busy']);
-    expect(rankEndpoints([ep('a'), ep('b', { load: 3 })], 'text_to_image', T, new Set(['a'])).map((e) => e.id)).toEqual(['b', 'a']);
+    expect(rankEndpoints([ep('a', { tried: true }), ep('b', { load: 3 })], T).map((e) => e.id)).toEqual(['b', 'a']);
+    expect(rankEndpoints([ep('z'), ep('y'), ep('x')], T).map((e) => e.id)).toEqual(['z', 'y', 'x']);
   });
 
   it('averages latency with the newest sample weighted 0.2', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { admission, type Circuit } from './circuit.js';
 
 export const CAPABILITIES = ['text_to_image', 'image_to_image'] as const;
@@ -17,19 +17,24 @@ export type FallbackReason = (typeof FALLBACK_REASONS)[number];
  * job always lands in the same bucket, so a retried job routes the way it did the first time.
  */
 export function bucketOf(jobId: string): number {
-  return createHash('sha256').update(jobId).digest().readUInt32BE(0) % 100;
+  return hash('sha256', jobId, 'buffer').readUInt32BE(0) % 100;
 }
 
 export function takesSelfHosted(jobId: string, percentage: number): boolean {
   return bucketOf(jobId) < percentage;
 }
 
-/** An endpoint with what every process knows of it right now. */
+/** Whether an endpoint, as the database describes it, takes a job of this kind at all. */
+export function serves(e: { status: 'active' | 'disabled'; capabilities: readonly Capability[] }, capability: Capability): boolean {
+  return e.status === 'active' && e.capabilities.includes(capability);
+}
+
+/** An endpoint that serves the job, with what every process knows of it right now. */
 export interface EndpointState {
   id: string;
-  status: 'active' | 'disabled';
-  capabilities: readonly Capability[];
   maxConcurrency: number;
+  /** Already tried by this job: a retry prefers another endpoint when there is one. */
+  tried: boolean;
   health: Health;
   load: number;
   avgLatencyMs: number | null;
@@ -43,33 +48,27 @@ export function currentHealth(health: Health, checkedAt: number | null, now: num
 }
 
 /**
- * Contract §13's eligibility as last read. The claim of a slot checks load and circuit again,
- * atomically, since another process may have taken the last slot or the trial since.
+ * The rest of contract §13's eligibility, on the shared state: not (freshly) unhealthy, below its
+ * limit, and a circuit that admits a request. The state stores check it and claim the slot in one
+ * atomic step, so another process cannot take the last slot or the trial in between.
  */
-export function isEligible(e: EndpointState, capability: Capability, now: number): boolean {
-  return (
-    e.status === 'active' &&
-    e.capabilities.includes(capability) &&
-    e.health !== 'unhealthy' &&
-    e.load < e.maxConcurrency &&
-    admission(e.circuit, now) !== 'refused'
-  );
+export function isAvailable(e: EndpointState, now: number): boolean {
+  return e.health !== 'unhealthy' && e.load < e.maxConcurrency && admission(e.circuit, now) !== 'refused';
 }
 
 /**
- * The order to try eligible endpoints in: least load relative to capacity, then lower average
- * latency (an endpoint without one yet goes first among equals, so it gets measured), then id.
- * Endpoints already tried by this job go last: a retry prefers another endpoint when there is one.
+ * The order to try available endpoints in: endpoints this job already tried go last; then least
+ * load relative to capacity; then lower average latency (an endpoint without one yet goes first
+ * among equals, so it gets measured); then the order given (the directory's: oldest first).
  */
-export function rankEndpoints(endpoints: EndpointState[], capability: Capability, now: number, tried: ReadonlySet<string> = new Set()): EndpointState[] {
+export function rankEndpoints(endpoints: EndpointState[], now: number): EndpointState[] {
   return endpoints
-    .filter((e) => isEligible(e, capability, now))
+    .filter((e) => isAvailable(e, now))
     .sort(
       (a, b) =>
-        Number(tried.has(a.id)) - Number(tried.has(b.id)) ||
+        Number(a.tried) - Number(b.tried) ||
         a.load / a.maxConcurrency - b.load / b.maxConcurrency ||
-        (a.avgLatencyMs ?? -1) - (b.avgLatencyMs ?? -1) ||
-        a.id.localeCompare(b.id),
+        (a.avgLatencyMs ?? -1) - (b.avgLatencyMs ?? -1),
     );
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { admission, afterFailure, afterSuccess, claimTrial, CLOSED, type Circuit, type CircuitPolicy, type CircuitState } from '../../domain/circuit.js';
-import { nextAverage, type Health } from '../../domain/routing-rules.js';
-import { RouterState, type EndpointRuntime, type Lease, type RoutedOutcome, type RoutingStats, type SlotClaim } from '../../application/router-state.js';
+import { currentHealth, nextAverage, rankEndpoints, type Health } from '../../domain/routing-rules.js';
+import { RouterState, type ClaimRequest, type CloudOutcome, type EndpointRuntime, type Lease, type RoutingStats, type SlotClaim } from '../../application/router-state.js';
 
 interface Entry {
   circuit: Circuit;
@@ -25,16 +25,21 @@ export class MemoryRouterState extends RouterState {
     return new Map(endpointIds.map((id) => [id, this.view(this.entry(id), now)]));
   }
 
-  async claim(endpointId: string, maxConcurrency: number, now: number, leaseMs: number): Promise<SlotClaim> {
-    const e = this.entry(endpointId);
-    this.lapse(e, now);
-    if (e.slots.size >= maxConcurrency) return { refused: 'full' };
-    const admitted = admission(e.circuit, now);
-    if (admitted === 'refused') return { refused: 'circuit_open' };
+  async claimBest(req: ClaimRequest): Promise<SlotClaim> {
+    if (req.version !== undefined && req.version !== String(this.version)) return { refused: 'stale' };
+    const { now, leaseMs } = req;
+    const states = req.candidates.map((c) => {
+      const rt = this.view(this.entry(c.id), now);
+      return { ...c, health: currentHealth(rt.health, rt.healthCheckedAt, now, req.healthTtlMs), load: rt.load, avgLatencyMs: rt.avgLatencyMs, circuit: rt.circuit };
+    });
+    const best = rankEndpoints(states, now)[0];
+    if (!best) return { refused: 'none' };
+    const e = this.entry(best.id);
+    const trial = admission(e.circuit, now) === 'trial';
     const token = randomUUID();
-    if (admitted === 'trial') e.circuit = claimTrial(e.circuit, token, now, leaseMs);
+    if (trial) e.circuit = claimTrial(e.circuit, token, now, leaseMs);
     e.slots.set(token, now + leaseMs);
-    return { lease: { endpointId, token, trial: admitted === 'trial' } };
+    return { lease: { endpointId: best.id, token, trial } };
   }
 
   async renew(lease: Lease, now: number, leaseMs: number): Promise<void> {
@@ -48,7 +53,9 @@ export class MemoryRouterState extends RouterState {
     this.entries.get(lease.endpointId)?.slots.delete(lease.token);
   }
 
-  async succeeded(lease: Lease, latencyMs: number): Promise<CircuitState> {
+  async succeeded(lease: Lease, latencyMs: number, now: number): Promise<CircuitState> {
+    this.statsSince ??= now;
+    this.counters.selfhosted += 1;
     const e = this.entry(lease.endpointId);
     e.slots.delete(lease.token);
     e.avgLatencyMs = nextAverage(e.avgLatencyMs, latencyMs);
@@ -79,17 +86,15 @@ export class MemoryRouterState extends RouterState {
     return true;
   }
 
-  async count(outcome: RoutedOutcome, now: number): Promise<void> {
+  async countCloud(outcome: CloudOutcome, now: number, version?: string): Promise<'counted' | 'stale'> {
+    if (version !== undefined && version !== String(this.version)) return 'stale';
     this.statsSince ??= now;
-    if (outcome.route === 'selfhosted') {
-      this.counters.selfhosted += 1;
-      return;
-    }
     this.counters.cloud += 1;
     if (outcome.fallback) {
       this.counters.fallbacks += 1;
       this.counters.byReason[outcome.fallback] = (this.counters.byReason[outcome.fallback] ?? 0) + 1;
     }
+    return 'counted';
   }
 
   async stats(now: number): Promise<RoutingStats> {
@@ -97,7 +102,7 @@ export class MemoryRouterState extends RouterState {
     return { since: new Date(this.statsSince), ...this.counters, byReason: { ...this.counters.byReason } };
   }
 
-  async settingsVersion(): Promise<string | null> {
+  async settingsVersion(): Promise<string> {
     return String(this.version);
   }
 
