@@ -28,8 +28,8 @@ const MAX_REPLANS = 3;
  *
  * A job is planned on the directory this process holds; the shared step that acts on the plan
  * (the claim of a slot, or the count of a cloud job) checks that copy's version, and a stale plan
- * is made again on fresh settings. A self-hosted job makes two round trips to the shared state
- * (the claim, the outcome), a cloud job one.
+ * is made again on fresh settings. A self-hosted job waits for one round trip to the shared state
+ * (the claim) and writes its success behind it; a cloud job makes one.
  */
 @Injectable()
 export class SelfHostedRouter extends ImageRouter {

@@ -70,8 +70,8 @@ end
 return 1`;
 
 /**
- * KEYS[1] the endpoint's hash, KEYS[2] its slots, KEYS[3] the stats. ARGV: token, latencyMs, weight, now. Releases the slot and
- * counts the job as self-hosted; answers the circuit's state after it.
+ * KEYS[1] the endpoint's hash, KEYS[2] its slots, KEYS[3] the stats. ARGV: token, latencyMs,
+ * weight, now. Releases the slot and counts the job as self-hosted; answers the circuit's state.
  */
 const SUCCEEDED = `
 redis.call('ZREM', KEYS[2], ARGV[1])
