@@ -107,6 +107,13 @@ describe('branding', () => {
     const res = await put({ custom_domain: 'studio.acme-brand.test' }, other.auth, other.workspace.id);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('domain_taken');
+    // The same through the organisation's own PUT, which changes branding in its transaction: nothing of it lands.
+    const named = async () => (await api(server).get(`/organizations/${other.workspace.id}`).set(other.auth)).body.organization.name as string;
+    const nameBefore = await named();
+    const viaOrganisation = await api(server).put(`/organizations/${other.workspace.id}`).set(other.auth).send({ name: 'Other Co', branding: { custom_domain: 'studio.acme-brand.test' } });
+    expect({ status: viaOrganisation.status, code: viaOrganisation.body.code }).toEqual({ status: 409, code: 'domain_taken' });
+    expect(nameBefore).not.toBe('Other Co');
+    expect(await named()).toBe(nameBefore);
     expect((await put({ custom_domain: 'STUDIO.acme-brand.test' }, other.auth, other.workspace.id)).status).toBe(400);
     expect((await put({ custom_domain: 'other.acme-brand.test' }, other.auth, other.workspace.id)).status).toBe(200);
     // Keeping one's own domain is not a conflict.

@@ -119,14 +119,22 @@ export class AnalyticsReadsRepository {
     return rows.map((r) => ({ date: r.day, platform: r.platform, count: Number(r.n), simulated: r.simulated }));
   }
 
-  /** The measured posts (an engagement rate known) of a character on a platform: what best hours rank. */
-  async measured(m: Tx, workspaceId: string, characterId: string, platform: Platform): Promise<Array<{ publishedAt: Date; engagementRate: number }>> {
-    const rows: Array<{ published_at: string; engagement_rate: string }> = await m.query(
-      `SELECT published_at, engagement_rate FROM post_metrics_latest
-        WHERE workspace_id = $1 AND character_id = $2 AND platform = $3 AND engagement_rate IS NOT NULL
-        ORDER BY published_at DESC LIMIT 1000`,
-      [workspaceId, characterId, platform],
+  /** The measured posts (an engagement rate known) of a character, the last 1000 on each platform asked for: what best hours rank. */
+  async measured(m: Tx, workspaceId: string, characterId: string, platforms: readonly Platform[]): Promise<Map<Platform, Array<{ publishedAt: Date; engagementRate: number }>>> {
+    const rows: Array<{ platform: Platform; published_at: string; engagement_rate: string }> = await m.query(
+      `SELECT platform, published_at, engagement_rate FROM (
+         SELECT platform, published_at, engagement_rate, row_number() OVER (PARTITION BY platform ORDER BY published_at DESC) AS n
+           FROM post_metrics_latest
+          WHERE workspace_id = $1 AND character_id = $2 AND platform = ANY($3::text[]) AND engagement_rate IS NOT NULL
+       ) latest WHERE n <= 1000`,
+      [workspaceId, characterId, [...platforms]],
     );
-    return rows.map((r) => ({ publishedAt: new Date(r.published_at), engagementRate: Number(r.engagement_rate) }));
+    const byPlatform = new Map<Platform, Array<{ publishedAt: Date; engagementRate: number }>>();
+    for (const r of rows) {
+      const posts = byPlatform.get(r.platform) ?? [];
+      posts.push({ publishedAt: new Date(r.published_at), engagementRate: Number(r.engagement_rate) });
+      byPlatform.set(r.platform, posts);
+    }
+    return byPlatform;
   }
 }

@@ -6,7 +6,7 @@ import { inTransaction, isUniqueViolation } from '../../../platform/database/ind
 import { AuditLog, type AuditEntry, type AuditQuery } from '../../audit/index.js';
 import type { Organisation } from '../domain/organisation.js';
 import { OrganisationsRepository } from '../infrastructure/organisations.repository.js';
-import { BrandingService, type BrandingChanges, type BrandingView } from '../branding/index.js';
+import { BrandingService, asDomainTaken, type BrandingChanges, type BrandingView } from '../branding/index.js';
 import { OrganisationAccess } from './organisation-access.js';
 
 export interface OrganisationChange {
@@ -60,8 +60,7 @@ export class OrganisationsService {
       });
     } catch (err) {
       if (isUniqueViolation(err, 'workspaces_slug_uq')) throw new AppError('slug_taken', 'Another organization has this slug.', { slug: change.slug });
-      if (isUniqueViolation(err, 'workspace_branding_domain_uq')) throw new AppError('domain_taken', 'Another workspace uses this custom domain.', { custom_domain: branding?.customDomain });
-      throw err;
+      throw asDomainTaken(err, branding);
     }
   }
 

@@ -4,7 +4,11 @@ import type { PostingHistory } from '../domain/slots.js';
 
 /** Where past engagement comes from: the analytics context, which installs itself at boot. */
 export abstract class PostingHistorySource {
-  abstract historyOf(workspaceId: string, characterId: string, platform: Platform): Promise<PostingHistory | null>;
+  /**
+   * A character's past engagement on each platform asked for, its hours in `timeZone` (the
+   * character's posting timezone), in one read. The caller has found the character in the workspace.
+   */
+  abstract historiesOf(workspaceId: string, characterId: string, platforms: readonly Platform[], timeZone: string): Promise<Partial<Record<Platform, PostingHistory>>>;
 }
 
 /**
@@ -22,7 +26,7 @@ export class PostingHistories {
     this.source = source;
   }
 
-  historyOf(workspaceId: string, characterId: string, platform: Platform): Promise<PostingHistory | null> {
-    return this.source ? this.source.historyOf(workspaceId, characterId, platform) : Promise.resolve(null);
+  historiesOf(workspaceId: string, characterId: string, platforms: readonly Platform[], timeZone: string): Promise<Partial<Record<Platform, PostingHistory>>> {
+    return this.source ? this.source.historiesOf(workspaceId, characterId, platforms, timeZone) : Promise.resolve({});
   }
 }

@@ -53,7 +53,7 @@ export class ScheduleService {
     const timezone = this.characters.postingTimezone(character);
     const requested = input.platforms?.map((name) => platformOf(name));
     // Read before the transaction: the history lives in another context's tables, and the embedded database runs one transaction at a time.
-    const planned = await this.hoursFor(workspaceId, character.id, requested?.map((r) => r.platform) ?? PUBLISH_PLATFORMS);
+    const planned = await this.hoursFor(workspaceId, character.id, requested?.map((r) => r.platform) ?? PUBLISH_PLATFORMS, timezone);
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
@@ -79,11 +79,13 @@ export class ScheduleService {
   }
 
   /** Per platform of the plan, its best hours by past engagement once it has enough measured posts, else the defaults. */
-  private async hoursFor(workspaceId: string, characterId: string, platforms: readonly Platform[]) {
+  private async hoursFor(workspaceId: string, characterId: string, platforms: readonly Platform[], timezone: string) {
     const hours: Partial<Record<Platform, SlotHours>> = {};
     const sources: Partial<Record<Platform, SlotSource>> = {};
-    for (const platform of new Set(platforms)) {
-      const fromHistory = hoursFromHistory(await this.histories.historyOf(workspaceId, characterId, platform));
+    const wanted = [...new Set(platforms)];
+    const histories = await this.histories.historiesOf(workspaceId, characterId, wanted, timezone);
+    for (const platform of wanted) {
+      const fromHistory = hoursFromHistory(histories[platform] ?? null);
       if (fromHistory) hours[platform] = fromHistory;
       sources[platform] = fromHistory ? 'history' : 'defaults';
     }

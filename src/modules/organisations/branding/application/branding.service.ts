@@ -33,6 +33,14 @@ export interface PageBranding {
 const domainTaken = (domain: string): AppError =>
   new AppError('domain_taken', `The domain ${domain} is already used by another workspace.`, { field: 'custom_domain' });
 
+/**
+ * A write of `changes` that failed on the custom domain's uniqueness, as the 409 `domain_taken`
+ * every route that changes branding answers; any other error as it came.
+ */
+export function asDomainTaken(err: unknown, changes: BrandingChanges | undefined): unknown {
+  return isUniqueViolation(err, DOMAIN_INDEX) ? domainTaken(changes?.customDomain?.toLowerCase() ?? 'asked for') : err;
+}
+
 /** White-label branding of a workspace (contract §14). */
 @Injectable()
 export class BrandingService {
@@ -85,8 +93,7 @@ export class BrandingService {
     try {
       return await inTransaction(this.ds, (tx) => this.update(tx, workspaceId, actorUserId, input));
     } catch (err) {
-      if (isUniqueViolation(err, DOMAIN_INDEX)) throw domainTaken(input.customDomain!.toLowerCase());
-      throw err;
+      throw asDomainTaken(err, input);
     }
   }
 
