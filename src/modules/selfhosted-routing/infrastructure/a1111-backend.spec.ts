@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import sharp from 'sharp';
 import { FakeA1111Server } from '../../../../test/fakes/a1111-server.js';
 import { until } from '../../../../test/fakes/gpu-server-base.js';
-import { OutboundError } from '../../../platform/outbound/index.js';
 import type { GpuImageRequest, GpuTarget } from '../application/ports/gpu-backend.js';
+import { live, outboundFailure } from './gpu-spec-fixtures.js';
 import { A1111Backend } from './a1111-backend.js';
 
 const CREDENTIALS = 'forge:s3cret-pass';
@@ -26,16 +26,6 @@ beforeEach(() => {
 });
 
 const request = (over: Partial<GpuImageRequest> = {}): GpuImageRequest => ({ prompt: 'a lighthouse at dusk', width: 640, height: 512, count: 2, seed: 42, ...over });
-const live = () => new AbortController().signal;
-
-async function failure(p: Promise<unknown>): Promise<OutboundError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OutboundError);
-  return err as OutboundError;
-}
 
 describe('A1111Backend.generate', () => {
   it('draws text-to-image with the asked size, count and seed, authenticated by HTTP Basic', async () => {
@@ -65,28 +55,28 @@ describe('A1111Backend.generate', () => {
   });
 
   it('is refused (401) without the right credentials', async () => {
-    const err = await failure(backend.generate({ ...target, apiKey: 'forge:wrong' }, request(), live()));
+    const err = await outboundFailure(backend.generate({ ...target, apiKey: 'forge:wrong' }, request(), live()));
     expect([err.kind, err.status]).toEqual(['http', 401]);
     expect(fake.generations).toBe(0);
   });
 
   it('reports a 5xx as an http failure with its status, without retrying', async () => {
     fake.mode = { fail5xx: 'all' };
-    const err = await failure(backend.generate(target, request(), live()));
+    const err = await outboundFailure(backend.generate(target, request(), live()));
     expect([err.kind, err.status, err.attempts]).toEqual(['http', 500, 1]);
     expect(fake.requests).toHaveLength(1);
   });
 
   it('reports a reset connection as a network failure', async () => {
     fake.mode = { reset: 1 };
-    const err = await failure(backend.generate(target, request(), live()));
+    const err = await outboundFailure(backend.generate(target, request(), live()));
     expect(err.kind).toBe('network');
   });
 
   it('gives up a hanging request when the signal aborts, closing it on the server', async () => {
     fake.mode = { hang: true };
     const controller = new AbortController();
-    const pending = failure(backend.generate(target, request(), controller.signal));
+    const pending = outboundFailure(backend.generate(target, request(), controller.signal));
     await until(() => fake.held === 1, 'the fake to hold the request');
     controller.abort();
     expect((await pending).kind).toBe('aborted');
@@ -96,7 +86,7 @@ describe('A1111Backend.generate', () => {
 
   it.each(['not_json', 'not_images'] as const)('calls a %s 200 answer a bad response', async (malformed) => {
     fake.options.malformed = malformed;
-    expect((await failure(backend.generate(target, request(), live()))).kind).toBe('bad_response');
+    expect((await outboundFailure(backend.generate(target, request(), live()))).kind).toBe('bad_response');
   });
 });
 
@@ -114,17 +104,17 @@ describe('A1111Backend.probe', () => {
 
   it('fails on a 503 health route and on a reset connection', async () => {
     fake.mode = { healthDown: '503' };
-    const down = await failure(backend.probe(target, live()));
+    const down = await outboundFailure(backend.probe(target, live()));
     expect([down.kind, down.status]).toEqual(['http', 503]);
     fake.mode = { healthDown: 'reset' };
-    expect((await failure(backend.probe(target, live()))).kind).toBe('network');
+    expect((await outboundFailure(backend.probe(target, live()))).kind).toBe('network');
   });
 
   it('fails when nothing listens', async () => {
     const gone = new FakeA1111Server();
     const url = await gone.start();
     await gone.stop();
-    expect((await failure(backend.probe({ ...target, url }, live()))).kind).toBe('network');
+    expect((await outboundFailure(backend.probe({ ...target, url }, live()))).kind).toBe('network');
   });
 });
 
@@ -147,7 +137,7 @@ describe('FakeA1111Server', () => {
     const url = await own.start();
     own.mode = { slowMs: 60_000 };
     const ownTarget: GpuTarget = { ...target, url, apiKey: null };
-    const pending = failure(backend.generate(ownTarget, request(), live()));
+    const pending = outboundFailure(backend.generate(ownTarget, request(), live()));
     await until(() => own.held === 1, 'the fake to hold the request');
     await own.stop();
     expect((await pending).kind).toBe('network');

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import sharp from 'sharp';
 import { FakeComfyUiServer } from '../../../../test/fakes/comfyui-server.js';
 import { until } from '../../../../test/fakes/gpu-server-base.js';
-import { OutboundError } from '../../../platform/outbound/index.js';
 import type { GpuImageRequest, GpuTarget } from '../application/ports/gpu-backend.js';
+import { live, outboundFailure } from './gpu-spec-fixtures.js';
 import { ComfyUiBackend } from './comfyui-backend.js';
 
 const TOKEN = 'comfy-proxy-token';
@@ -27,19 +27,9 @@ beforeEach(() => {
 });
 
 const request = (over: Partial<GpuImageRequest> = {}): GpuImageRequest => ({ prompt: 'a lighthouse at dusk', width: 768, height: 512, count: 2, seed: 42, ...over });
-const live = () => new AbortController().signal;
 const lastWorkflow = () => [...fake.prompts.values()].at(-1)!.workflow;
 const nodeOf = (type: string) => Object.values(lastWorkflow()).find((n) => n.class_type === type)!.inputs;
 const pngOf = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#3366ff' } }).png().toBuffer();
-
-async function failure(p: Promise<unknown>): Promise<OutboundError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OutboundError);
-  return err as OutboundError;
-}
 
 describe('ComfyUiBackend.generate', () => {
   it('queues the built-in workflow, waits for its history and reads every image, with the bearer token', async () => {
@@ -68,13 +58,13 @@ describe('ComfyUiBackend.generate', () => {
   });
 
   it('is refused (401) without the right token', async () => {
-    const err = await failure(backend.generate({ ...target, apiKey: 'wrong' }, request(), live()));
+    const err = await outboundFailure(backend.generate({ ...target, apiKey: 'wrong' }, request(), live()));
     expect([err.kind, err.status]).toEqual(['http', 401]);
   });
 
   it('reports a workflow ComfyUI refuses (node_errors) as http 400', async () => {
     const workflow = { ...OVERRIDE, '3': { class_type: 'KSampler', inputs: { ...OVERRIDE['3'].inputs, steps: 'many' } } };
-    const err = await failure(backend.generate({ ...target, workflow }, request(), live()));
+    const err = await outboundFailure(backend.generate({ ...target, workflow }, request(), live()));
     expect([err.kind, err.status]).toEqual(['http', 400]);
     expect(err.bodySnippet).toContain('invalid_input_type');
     expect(fake.prompts.size).toBe(0);
@@ -82,31 +72,31 @@ describe('ComfyUiBackend.generate', () => {
 
   it('reports a 5xx as an http failure with its status, without retrying', async () => {
     fake.mode = { fail5xx: 1 };
-    const err = await failure(backend.generate(target, request(), live()));
+    const err = await outboundFailure(backend.generate(target, request(), live()));
     expect([err.kind, err.status, err.attempts]).toEqual(['http', 500, 1]);
     expect(fake.requests.filter((r) => r.path === '/prompt')).toHaveLength(1);
   });
 
   it('reports a reset connection as a network failure', async () => {
     fake.mode = { reset: 'all' };
-    expect((await failure(backend.generate(target, request(), live()))).kind).toBe('network');
+    expect((await outboundFailure(backend.generate(target, request(), live()))).kind).toBe('network');
   });
 
   it('reports a prompt that failed on the server as a bad response', async () => {
     fake.options.executionError = true;
-    const err = await failure(backend.generate(target, request(), live()));
+    const err = await outboundFailure(backend.generate(target, request(), live()));
     expect(err.kind).toBe('bad_response');
     expect(err.message).toContain('CUDA out of memory');
   });
 
   it.each(['prompt', 'view'] as const)('calls a malformed %s answer a bad response', async (malformed) => {
     fake.options.malformed = malformed;
-    expect((await failure(backend.generate(target, request(), live()))).kind).toBe('bad_response');
+    expect((await outboundFailure(backend.generate(target, request(), live()))).kind).toBe('bad_response');
   });
 
   it('fails, rather than waiting for ever, when the server forgot the prompt (it restarted)', async () => {
     fake.pause();
-    const pending = failure(backend.generate(target, request(), live()));
+    const pending = outboundFailure(backend.generate(target, request(), live()));
     await until(() => fake.requests.some((r) => r.path.startsWith('/history/')), 'the first poll');
     fake.forget();
     const err = await pending;
@@ -118,7 +108,7 @@ describe('ComfyUiBackend.generate', () => {
   it('gives up a hanging request when the signal aborts, closing it on the server', async () => {
     fake.mode = { hang: true };
     const controller = new AbortController();
-    const pending = failure(backend.generate(target, request(), controller.signal));
+    const pending = outboundFailure(backend.generate(target, request(), controller.signal));
     await until(() => fake.held === 1, 'the fake to hold the request');
     controller.abort();
     expect((await pending).kind).toBe('aborted');
@@ -129,7 +119,7 @@ describe('ComfyUiBackend.generate', () => {
   it('takes an abandoned prompt off the queue when the signal aborts while it waits', async () => {
     fake.pause();
     const controller = new AbortController();
-    const pending = failure(backend.generate(target, request(), controller.signal));
+    const pending = outboundFailure(backend.generate(target, request(), controller.signal));
     await until(() => fake.prompts.size === 1, 'the prompt to be queued');
     controller.abort();
     expect((await pending).kind).toBe('aborted');
@@ -140,7 +130,7 @@ describe('ComfyUiBackend.generate', () => {
   it('interrupts an abandoned prompt that already runs, and only that one', async () => {
     fake.mode = { slowMs: 60_000 };
     const controller = new AbortController();
-    const pending = failure(backend.generate(target, request(), controller.signal));
+    const pending = outboundFailure(backend.generate(target, request(), controller.signal));
     await until(() => [...fake.prompts.values()][0]?.status === 'running', 'the prompt to run');
     controller.abort();
     expect((await pending).kind).toBe('aborted');
@@ -195,7 +185,7 @@ describe('ComfyUiBackend with an override workflow', () => {
 
   it('refuses image-to-image (400, nothing sent) when the override has no {{image}}', async () => {
     const init = await pngOf(32, 32);
-    const err = await failure(backend.generate({ ...target, workflow: OVERRIDE }, request({ initImage: { bytes: init, contentType: 'image/png' } }), live()));
+    const err = await outboundFailure(backend.generate({ ...target, workflow: OVERRIDE }, request({ initImage: { bytes: init, contentType: 'image/png' } }), live()));
     expect([err.kind, err.status]).toEqual(['http', 400]);
     expect(fake.requests).toHaveLength(0);
   });
@@ -209,10 +199,10 @@ describe('ComfyUiBackend.probe', () => {
 
   it('fails on a 503 health route and on a reset connection', async () => {
     fake.mode = { healthDown: '503' };
-    const down = await failure(backend.probe(target, live()));
+    const down = await outboundFailure(backend.probe(target, live()));
     expect([down.kind, down.status]).toEqual(['http', 503]);
     fake.mode = { healthDown: 'reset' };
-    expect((await failure(backend.probe(target, live()))).kind).toBe('network');
+    expect((await outboundFailure(backend.probe(target, live()))).kind).toBe('network');
   });
 });
 
