@@ -123,7 +123,7 @@ describe('workspace roles across every context (contract §14)', () => {
     expect((list.body.scheduled_posts as Array<{ id: string }>).filter((p) => ids.has(p.id))).toHaveLength(items.length);
   });
 
-  it('a removed member is refused at once: session 401, API key 401, their socket hears nothing more', async () => {
+  it('a removed member is refused at once: session 401, API key 401, their socket hears nothing more while the members\' sockets all hear', async () => {
     const m = await join('admin');
     const key = await api(server).post('/api-keys').set(m.auth).send({ name: 'leaving', scopes: ['credits:read'] });
     expect(key.status).toBe(201);
@@ -140,10 +140,14 @@ describe('workspace roles across every context (contract §14)', () => {
     // The socket's credential is checked again within the recheck bound; from then on it hears nothing.
     expect((await Promise.race([socket.closed, new Promise((r) => setTimeout(() => r(null), 10_000))])) as { code: number } | null).toMatchObject({ code: 4401 });
     const heardBefore = socket.messages.length;
+    // Two members still in the workspace, connected at once: each hears the job's events.
+    const members = await Promise.all([owner.token, as.viewer.auth.Authorization.slice('Bearer '.length)].map((t) => authedSocket(server.wsUrl, t)));
+    sockets.push(...members);
     const character = (await api(server).post('/characters').set(owner.auth).send({ name: 'Lea', niche: 'food' })).body.character.id as string;
     const gen = await api(server).post('/content/generate').set(owner.auth).send({ character_id: character, platform: 'instagram', prompt: 'After', type: 'single' });
     expect(gen.status).toBe(201);
     await waitFor(async () => ['ready', 'approved', 'rejected', 'failed'].includes((await api(server).get(`/content/${gen.body.item.id}`).set(owner.auth)).body.item?.status), 30_000, 'the job to finish');
+    for (const member of members) await member.waitFor((msg) => JSON.stringify(msg).includes(gen.body.job.id), 10_000);
     const heard = JSON.stringify(socket.messages.slice(heardBefore));
     expect(heard).not.toContain(gen.body.item.id);
     expect(heard).not.toContain(gen.body.job.id);
