@@ -1,0 +1,121 @@
+import { describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { AppError, type Platform } from '../../../core/index.js';
+import type { UsableConnection } from '../domain/connection.js';
+import type { ConnectionsRepository } from '../infrastructure/connections.repository.js';
+import type { ScheduledPostsRepository } from '../infrastructure/scheduled-posts.repository.js';
+import type { MetricsBudget } from './metrics-budget.js';
+import type { PlatformClients } from './platform-clients.js';
+import { PublishFailure, type MetricsQuery, type MetricsReading, type PlatformClient } from './ports/platform-client.js';
+import { PublishingFacade } from './publishing.facade.js';
+import type { TokenKeeper } from './token-keeper.js';
+
+const READING: MetricsReading = { followers: 1200, posts: [] };
+
+type Step = MetricsReading | PublishFailure;
+
+/** A platform client whose metric reads answer `steps` in turn, each after the read's `beforeCall`; it records the tokens it was sent. */
+function clientAnswering(...steps: Step[]) {
+  const tokens: string[] = [];
+  const client = {
+    async readMetrics(q: MetricsQuery): Promise<MetricsReading> {
+      tokens.push(q.accessToken);
+      await q.beforeCall?.();
+      const step = steps.shift();
+      if (!step) throw new Error('no more answers scripted');
+      if (step instanceof PublishFailure) throw step;
+      return step;
+    },
+  } as unknown as PlatformClient;
+  return { client, tokens };
+}
+
+function setup(client: PlatformClient, opts: { mode?: 'live' | 'sandbox'; usable?: Error; budget?: Error } = {}) {
+  const asked: Array<string | undefined> = [];
+  let n = 0;
+  const keeper = {
+    async usable(_ws: string, _p: Platform, rejected?: string): Promise<UsableConnection> {
+      asked.push(rejected);
+      if (opts.usable) throw opts.usable;
+      n += 1;
+      return { mode: opts.mode ?? 'live', accountId: 'acct_1', accountName: 'Mia', accessToken: `token-${n}` } as UsableConnection;
+    },
+  } as unknown as TokenKeeper;
+  const spent: Platform[] = [];
+  const paused: Array<number | undefined> = [];
+  const budget = {
+    async spend(p: Platform) {
+      spent.push(p);
+      if (opts.budget) throw opts.budget;
+    },
+    async pause(_p: Platform, retryAfterMs: number | undefined) {
+      paused.push(retryAfterMs);
+    },
+  } as unknown as MetricsBudget;
+  const clients = { get: () => client } as unknown as PlatformClients;
+  const facade = new PublishingFacade({ manager: null } as unknown as DataSource, {} as ConnectionsRepository, {} as ScheduledPostsRepository, clients, keeper, budget);
+  return { facade, asked, spent, paused };
+}
+
+async function refusal(p: Promise<unknown>): Promise<AppError> {
+  const outcome = await p.then(() => null, (err: unknown) => err);
+  if (!(outcome instanceof AppError)) throw new Error(`expected an AppError, got ${String(outcome)}`);
+  return outcome;
+}
+
+describe('PublishingFacade.readAccountMetrics', () => {
+  it('reads through the quota reserve and answers the account, its followers and posts', async () => {
+    const { client, tokens } = clientAnswering(READING);
+    const { facade, spent } = setup(client);
+    expect(await facade.readAccountMetrics('ws_1', 'instagram', ['m1'])).toMatchObject({ platform: 'instagram', accountId: 'acct_1', followers: 1200, simulated: false });
+    expect(tokens).toEqual(['token-1']);
+    expect(spent).toEqual(['instagram']);
+  });
+
+  it('renews a refused token once and reads again with the new one', async () => {
+    const { client, tokens } = clientAnswering(new PublishFailure('token_expired', 'refused'), READING);
+    const { facade, asked } = setup(client);
+    expect((await facade.readAccountMetrics('ws_1', 'twitter', [])).followers).toBe(1200);
+    expect(tokens).toEqual(['token-1', 'token-2']);
+    // The keeper is told which token the platform refused, so it refreshes rather than hands it back.
+    expect(asked).toEqual([undefined, 'token-1']);
+  });
+
+  it('gives up after the renewed token is refused too: upstream_failed with token_expired', async () => {
+    const { client } = clientAnswering(new PublishFailure('token_expired', 'refused'), new PublishFailure('token_expired', 'refused again'));
+    const err = await refusal(setup(client).facade.readAccountMetrics('ws_1', 'twitter', []));
+    expect({ code: err.code, details: err.details }).toEqual({ code: 'upstream_failed', details: { platform: 'twitter', code: 'token_expired' } });
+  });
+
+  it("pauses metric reads on the platform's 429, with its Retry-After, and answers rate_limited", async () => {
+    const { client } = clientAnswering(new PublishFailure('rate_limited', '429', 'before', 7_000));
+    const { facade, paused } = setup(client);
+    const err = await refusal(facade.readAccountMetrics('ws_1', 'tiktok', []));
+    expect({ code: err.code, details: err.details }).toEqual({ code: 'rate_limited', details: { platform: 'tiktok', code: 'rate_limited', retryAfterMs: 7_000 } });
+    expect(paused).toEqual([7_000]);
+  });
+
+  it('does not pause again when its own reserve refused the call', async () => {
+    const { client, tokens } = clientAnswering(READING);
+    const { facade, paused } = setup(client, { budget: new PublishFailure('rate_limited', 'share spent', 'before', 60_000) });
+    const err = await refusal(facade.readAccountMetrics('ws_1', 'instagram', []));
+    expect(err.code).toBe('rate_limited');
+    expect(paused).toEqual([]);
+    expect(tokens).toEqual(['token-1']);
+  });
+
+  it('reads a sandbox connection without the reserve, marked simulated', async () => {
+    const { client } = clientAnswering(READING);
+    const { facade, spent } = setup(client, { mode: 'sandbox' });
+    expect((await facade.readAccountMetrics('ws_1', 'youtube', [])).simulated).toBe(true);
+    expect(spent).toEqual([]);
+  });
+
+  it('maps a missing connection to integration_not_connected and anything else to upstream_failed', async () => {
+    const { client } = clientAnswering();
+    const missing = await refusal(setup(client, { usable: new PublishFailure('not_connected', 'no connection') }).facade.readAccountMetrics('ws_1', 'pinterest', []));
+    expect({ code: missing.code, details: missing.details }).toEqual({ code: 'integration_not_connected', details: { platform: 'pinterest', code: 'not_connected' } });
+    const { client: broken } = clientAnswering(new PublishFailure('network_error', 'reset'));
+    expect((await refusal(setup(broken).facade.readAccountMetrics('ws_1', 'pinterest', []))).details).toEqual({ platform: 'pinterest', code: 'network_error' });
+  });
+});
