@@ -14,10 +14,11 @@ import { PLATFORMS } from './analytics-seed.js';
  * on-demand `POST /analytics/sync` per workspace (the route allows one per 10 minutes) and one worker
  * draining the jobs through each adapter's real metric calls.
  *
- * The posts per connection are sized to the quota reserve (publishing's metrics-budget.ts), shared
- * by every workspace of the app in its window: Instagram and Pinterest read one post per call
- * (Instagram's metric share is 60 calls an hour), X, YouTube and TikTok up to 100, 50 and 20 a
- * call. More would measure the reserve's 429s, not the sync.
+ * The posts per connection are sized to the quota reserve (publishing's metrics-budget.ts): every
+ * fake account has the same id, so every workspace spends one quota per platform here, as an app's
+ * would be. Instagram and Pinterest read one post per call (Instagram's metric share is 60 calls an
+ * hour), X, YouTube and TikTok up to 100, 50 and 20 a call. More would measure the reserve's 429s,
+ * not the sync.
  */
 export const SYNC_WORKSPACES = 5;
 const POSTS_PER_CONNECTION: Record<(typeof PLATFORMS)[number], number> = { instagram: 10, pinterest: 10, twitter: 100, youtube: 100, tiktok: 100 };

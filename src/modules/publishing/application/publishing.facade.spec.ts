@@ -41,14 +41,14 @@ function setup(client: PlatformClient, opts: { mode?: 'live' | 'sandbox'; usable
       return { mode: opts.mode ?? 'live', accountId: 'acct_1', accountName: 'Mia', accessToken: `token-${n}` } as UsableConnection;
     },
   } as unknown as TokenKeeper;
-  const spent: Platform[] = [];
+  const spent: string[] = [];
   const paused: Array<number | undefined> = [];
   const budget = {
-    async spend(p: Platform) {
-      spent.push(p);
+    async spend(p: Platform, accountId: string) {
+      spent.push(`${p}:${accountId}`);
       if (opts.budget) throw opts.budget;
     },
-    async pause(_p: Platform, retryAfterMs: number | undefined) {
+    async pause(_p: Platform, _accountId: string, retryAfterMs: number | undefined) {
       paused.push(retryAfterMs);
     },
   } as unknown as MetricsBudget;
@@ -69,7 +69,7 @@ describe('PublishingFacade.readAccountMetrics', () => {
     const { facade, spent } = setup(client);
     expect(await facade.readAccountMetrics('ws_1', 'instagram', ['m1'])).toMatchObject({ platform: 'instagram', accountId: 'acct_1', followers: 1200, simulated: false });
     expect(tokens).toEqual(['token-1']);
-    expect(spent).toEqual(['instagram']);
+    expect(spent).toEqual(['instagram:acct_1']);
   });
 
   it('renews a refused token once and reads again with the new one', async () => {

@@ -73,11 +73,12 @@ export class PublishingFacade {
   private async read(workspaceId: string, platform: Platform, connection: UsableConnection, remotePostIds: string[], simulated: boolean): Promise<MetricsReading> {
     const client = this.clients.get(platform);
     let reserveRefused = false;
-    const beforeCall = simulated ? undefined : () => this.budget.spend(platform).catch((err: unknown) => {
+    const accountId = connection.accountId ?? '';
+    const beforeCall = simulated ? undefined : () => this.budget.spend(platform, accountId).catch((err: unknown) => {
       reserveRefused = true;
       throw err;
     });
-    const query: MetricsQuery = { accessToken: connection.accessToken, account: { id: connection.accountId ?? '', name: connection.accountName ?? '' }, remotePostIds, beforeCall };
+    const query: MetricsQuery = { accessToken: connection.accessToken, account: { id: accountId, name: connection.accountName ?? '' }, remotePostIds, beforeCall };
     try {
       try {
         return await client.readMetrics(query);
@@ -87,7 +88,7 @@ export class PublishingFacade {
         return await client.readMetrics({ ...query, accessToken: renewed.accessToken });
       }
     } catch (err) {
-      if (err instanceof PublishFailure && err.code === 'rate_limited' && !reserveRefused) await this.budget.pause(platform, err.retryAfterMs);
+      if (err instanceof PublishFailure && err.code === 'rate_limited' && !reserveRefused) await this.budget.pause(platform, accountId, err.retryAfterMs);
       throw err;
     }
   }
