@@ -121,12 +121,15 @@ export class AnalyticsReadsRepository {
 
   /** The measured posts (an engagement rate known) of a character, the last 1000 on each platform asked for: what best hours rank. */
   async measured(m: Tx, workspaceId: string, characterId: string, platforms: readonly Platform[]): Promise<Map<Platform, Array<{ publishedAt: Date; engagementRate: number }>>> {
+    // Per platform, the newest 1000 along the (workspace, character, published_at) index, stopping there.
     const rows: Array<{ platform: Platform; published_at: string; engagement_rate: string }> = await m.query(
-      `SELECT platform, published_at, engagement_rate FROM (
-         SELECT platform, published_at, engagement_rate, row_number() OVER (PARTITION BY platform ORDER BY published_at DESC) AS n
-           FROM post_metrics_latest
-          WHERE workspace_id = $1 AND character_id = $2 AND platform = ANY($3::text[]) AND engagement_rate IS NOT NULL
-       ) latest WHERE n <= 1000`,
+      `SELECT p.platform, latest.published_at, latest.engagement_rate
+         FROM unnest($3::text[]) AS p(platform)
+        CROSS JOIN LATERAL (
+              SELECT published_at, engagement_rate FROM post_metrics_latest
+               WHERE workspace_id = $1 AND character_id = $2 AND platform = p.platform AND engagement_rate IS NOT NULL
+               ORDER BY published_at DESC LIMIT 1000) latest
+        ORDER BY p.platform, latest.published_at DESC`,
       [workspaceId, characterId, [...platforms]],
     );
     const byPlatform = new Map<Platform, Array<{ publishedAt: Date; engagementRate: number }>>();

@@ -30,7 +30,7 @@ function clientAnswering(...steps: Step[]) {
   return { client, tokens };
 }
 
-function setup(client: PlatformClient, opts: { mode?: 'live' | 'sandbox'; usable?: Error; budget?: Error } = {}) {
+function setup(client: PlatformClient, opts: { mode?: 'live' | 'sandbox'; usable?: Error; budget?: Error; accountId?: string | null } = {}) {
   const asked: Array<string | undefined> = [];
   let n = 0;
   const keeper = {
@@ -38,18 +38,18 @@ function setup(client: PlatformClient, opts: { mode?: 'live' | 'sandbox'; usable
       asked.push(rejected);
       if (opts.usable) throw opts.usable;
       n += 1;
-      return { mode: opts.mode ?? 'live', accountId: 'acct_1', accountName: 'Mia', accessToken: `token-${n}` } as UsableConnection;
+      return { id: 'con_1', mode: opts.mode ?? 'live', accountId: opts.accountId === undefined ? 'acct_1' : opts.accountId, accountName: 'Mia', accessToken: `token-${n}` } as UsableConnection;
     },
   } as unknown as TokenKeeper;
   const spent: string[] = [];
-  const paused: Array<number | undefined> = [];
+  const paused: string[] = [];
   const budget = {
     async spend(p: Platform, accountId: string) {
       spent.push(`${p}:${accountId}`);
       if (opts.budget) throw opts.budget;
     },
-    async pause(_p: Platform, _accountId: string, retryAfterMs: number | undefined) {
-      paused.push(retryAfterMs);
+    async pause(p: Platform, accountId: string, retryAfterMs: number | undefined) {
+      paused.push(`${p}:${accountId}:${retryAfterMs}`);
     },
   } as unknown as MetricsBudget;
   const clients = { get: () => client } as unknown as PlatformClients;
@@ -72,6 +72,13 @@ describe('PublishingFacade.readAccountMetrics', () => {
     expect(spent).toEqual(['instagram:acct_1']);
   });
 
+  it('spends the quota of the connection itself when it never learnt its account id', async () => {
+    const { client } = clientAnswering(READING);
+    const { facade, spent } = setup(client, { accountId: null });
+    await facade.readAccountMetrics('ws_1', 'pinterest', []);
+    expect(spent).toEqual(['pinterest:connection:con_1']);
+  });
+
   it('renews a refused token once and reads again with the new one', async () => {
     const { client, tokens } = clientAnswering(new PublishFailure('token_expired', 'refused'), READING);
     const { facade, asked } = setup(client);
@@ -92,7 +99,7 @@ describe('PublishingFacade.readAccountMetrics', () => {
     const { facade, paused } = setup(client);
     const err = await refusal(facade.readAccountMetrics('ws_1', 'tiktok', []));
     expect({ code: err.code, details: err.details }).toEqual({ code: 'rate_limited', details: { platform: 'tiktok', code: 'rate_limited', retryAfterMs: 7_000 } });
-    expect(paused).toEqual([7_000]);
+    expect(paused).toEqual(['tiktok:acct_1:7000']);
   });
 
   it('does not pause again when its own reserve refused the call', async () => {

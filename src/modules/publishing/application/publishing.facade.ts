@@ -74,7 +74,9 @@ export class PublishingFacade {
     const client = this.clients.get(platform);
     let reserveRefused = false;
     const accountId = connection.accountId ?? '';
-    const beforeCall = simulated ? undefined : () => this.budget.spend(platform, accountId).catch((err: unknown) => {
+    // The platform's quota is the account's; a connection that never learnt its account id stands for it.
+    const quotaHolder = connection.accountId ?? `connection:${connection.id}`;
+    const beforeCall = simulated ? undefined : () => this.budget.spend(platform, quotaHolder).catch((err: unknown) => {
       reserveRefused = true;
       throw err;
     });
@@ -88,7 +90,7 @@ export class PublishingFacade {
         return await client.readMetrics({ ...query, accessToken: renewed.accessToken });
       }
     } catch (err) {
-      if (err instanceof PublishFailure && err.code === 'rate_limited' && !reserveRefused) await this.budget.pause(platform, accountId, err.retryAfterMs);
+      if (err instanceof PublishFailure && err.code === 'rate_limited' && !reserveRefused) await this.budget.pause(platform, quotaHolder, err.retryAfterMs);
       throw err;
     }
   }

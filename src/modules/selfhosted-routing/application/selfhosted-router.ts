@@ -85,11 +85,12 @@ export class SelfHostedRouter extends ImageRouter {
    */
   private async attempt(req: ImageRequest, capability: Capability, entries: DirectoryEntry[], checked: string | undefined, signal?: AbortSignal): Promise<Attempt> {
     const serving = entries.filter((e) => e.target !== null && serves(e.endpoint, capability));
+    // Made before any slot is held: a request that cannot be made must not sit on one.
+    const gpuReq = serving.length > 0 ? await toGpuRequest(req) : null;
     const budget = new AttemptBudget(this.settings.budgetMs, signal);
     try {
       const tried = new Set<string>();
       let reason: FallbackReason = 'no_eligible_endpoint';
-      let gpuReq: GpuImageRequest | null = null;
       for (let i = 0; i <= this.settings.retries && !budget.signal.aborted; i++) {
         const claimed = await this.claimBest(serving, tried, i === 0 ? checked : undefined);
         if ('refused' in claimed) {
@@ -97,8 +98,8 @@ export class SelfHostedRouter extends ImageRouter {
           break;
         }
         tried.add(claimed.target.id);
-        gpuReq ??= await toGpuRequest(req);
-        const media = await this.run(claimed.lease, claimed.target, gpuReq, budget, req.jobId);
+        // A slot is only ever won on a serving endpoint, so the request was made.
+        const media = await this.run(claimed.lease, claimed.target, gpuReq!, budget, req.jobId);
         if (media) return { media, endpointId: claimed.target.id };
         reason = budget.expired ? 'timeout' : 'endpoint_failed';
       }

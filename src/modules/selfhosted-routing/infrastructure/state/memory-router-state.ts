@@ -18,7 +18,8 @@ interface Entry {
 export class MemoryRouterState extends RouterState {
   private readonly entries = new Map<string, Entry>();
   private statsSince: number | null = null;
-  private version = 0;
+  private version = '';
+  private bumps = 0;
   private readonly counters = { selfhosted: 0, cloud: 0, fallbacks: 0, byReason: {} as Record<string, number> };
 
   async runtime(endpointIds: string[], now: number): Promise<Map<string, EndpointRuntime>> {
@@ -26,7 +27,7 @@ export class MemoryRouterState extends RouterState {
   }
 
   async claimBest(req: ClaimRequest): Promise<SlotClaim> {
-    if (req.version !== undefined && req.version !== String(this.version)) return { refused: 'stale' };
+    if (req.version !== undefined && req.version !== this.version) return { refused: 'stale' };
     const { now, leaseMs } = req;
     const states = req.candidates.map((c) => {
       const rt = this.view(this.entry(c.id), now);
@@ -87,7 +88,7 @@ export class MemoryRouterState extends RouterState {
   }
 
   async countCloud(outcome: CloudOutcome, now: number, version?: string): Promise<'counted' | 'stale'> {
-    if (version !== undefined && version !== String(this.version)) return 'stale';
+    if (version !== undefined && version !== this.version) return 'stale';
     this.statsSince ??= now;
     this.counters.cloud += 1;
     if (outcome.fallback) {
@@ -103,11 +104,12 @@ export class MemoryRouterState extends RouterState {
   }
 
   async settingsVersion(): Promise<string> {
-    return String(this.version);
+    return this.version;
   }
 
   async bumpSettingsVersion(): Promise<void> {
-    this.version += 1;
+    this.bumps += 1;
+    this.version = String(this.bumps);
   }
 
   async forget(endpointId: string): Promise<void> {

@@ -81,7 +81,7 @@ local c = redis.call('HMGET', KEYS[1], 'state', 'trial_token', 'avg_latency')
 local sample = tonumber(ARGV[2])
 local avg = tonumber(c[3] or '')
 if avg then avg = avg * (1 - tonumber(ARGV[3])) + sample * tonumber(ARGV[3]) else avg = sample end
-redis.call('HSET', KEYS[1], 'avg_latency', tostring(avg))
+redis.call('HSET', KEYS[1], 'avg_latency', string.format('%.17g', avg))
 local state = c[1] or 'closed'
 if state == 'closed' then
   redis.call('HSET', KEYS[1], 'failures', 0)

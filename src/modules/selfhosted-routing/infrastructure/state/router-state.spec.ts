@@ -88,13 +88,10 @@ describe.each([
   it('a success resets the count of consecutive failures', async () => {
     const s = make();
     for (let i = 0; i < 2; i++) {
-      const c = await claimOn(s, 'ep_s', 8, T);
-      if ('lease' in c) await s.failed(c.lease, 'x', true, T, POLICY);
+      await s.failed(await slotOn(s, 'ep_s', T), 'x', true, T, POLICY);
     }
-    const ok = await claimOn(s, 'ep_s', 8, T);
-    if ('lease' in ok) expect(await s.succeeded(ok.lease, 100, T)).toBe('closed');
-    const c = await claimOn(s, 'ep_s', 8, T);
-    if ('lease' in c) expect(await s.failed(c.lease, 'x', true, T, POLICY)).toBe('closed');
+    expect(await s.succeeded(await slotOn(s, 'ep_s', T), 100, T)).toBe('closed');
+    expect(await s.failed(await slotOn(s, 'ep_s', T), 'x', true, T, POLICY)).toBe('closed');
     const rt = (await s.runtime(['ep_s'], T)).get('ep_s')!;
     expect(rt.circuit.consecutiveFailures).toBe(1);
     expect(rt.avgLatencyMs).toBe(100);
@@ -103,8 +100,7 @@ describe.each([
   it('after the reset window lets one trial through; its success closes, its failure reopens', async () => {
     const s = make();
     for (let i = 0; i < 3; i++) {
-      const c = await claimOn(s, 'ep_h', 8, T);
-      if ('lease' in c) await s.failed(c.lease, 'down', true, T, POLICY);
+      await s.failed(await slotOn(s, 'ep_h', T), 'down', true, T, POLICY);
     }
     const later = T + POLICY.resetMs;
     const trial = await claimOn(s, 'ep_h', 8, later);
@@ -122,8 +118,7 @@ describe.each([
   it('a trial whose holder died is handed on when its claim lapses', async () => {
     const s = make();
     for (let i = 0; i < 3; i++) {
-      const c = await claimOn(s, 'ep_d', 8, T);
-      if ('lease' in c) await s.failed(c.lease, 'down', true, T, POLICY);
+      await s.failed(await slotOn(s, 'ep_d', T), 'down', true, T, POLICY);
     }
     const at = T + POLICY.resetMs;
     expect('lease' in (await claimOn(s, 'ep_d', 8, at))).toBe(true);
@@ -163,7 +158,10 @@ describe.each([
     await slotOn(s, 'ep_r1', T);
     await slotOn(s, 'ep_r2', T);
     expect(await best([c('ep_r2', 2), c('ep_r1', 4)])).toBe('ep_r1');
-    // Equal load: the lower average latency.
+    // Equal load: the lower average latency (kept exactly alike by both stores).
+    await s.succeeded(await slotOn(s, 'ep_r6', T), 333, T);
+    await s.succeeded(await slotOn(s, 'ep_r6', T), 777, T);
+    expect((await s.runtime(['ep_r6'], T)).get('ep_r6')!.avgLatencyMs).toBe(333 * 0.8 + 777 * 0.2);
     await s.succeeded(await slotOn(s, 'ep_r3', T), 900, T);
     await s.succeeded(await slotOn(s, 'ep_r4', T), 100, T);
     expect(await best([c('ep_r3'), c('ep_r4')])).toBe('ep_r4');
@@ -173,6 +171,7 @@ describe.each([
     // A fresh unhealthy probe keeps it out; an old one does not.
     await s.recordHealth('ep_r4', 'unhealthy', 'probe answered 503', T);
     expect(await best([c('ep_r4'), c('ep_r3')])).toBe('ep_r3');
+    expect(await best([c('ep_r4')], T + HEALTH_TTL - 1)).toBe('none');
     expect(await best([c('ep_r4')], T + HEALTH_TTL)).toBe('ep_r4');
     // Full, and open: none.
     expect(await best([c('ep_r1', 1)])).toBe('none');
