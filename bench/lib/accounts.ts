@@ -39,3 +39,13 @@ export async function setPlan(api: ApiClient, admin: string, account: Account, p
   if (now.plan !== plan) throw new Error(`workspace ${account.workspaceId} is on ${now.plan} after moving it to ${plan}`);
   return now;
 }
+
+/** Connects a platform through the real OAuth flow: our auth URL, the fake's consent, our callback. */
+export async function connectPlatform(client: ApiClient, owner: Account, platform: string): Promise<void> {
+  const { body } = await client.get<{ url: string }>(`/integrations/${platform}/auth-url?redirect=/bench`, { token: owner.token });
+  const consent = await fetch(body.url, { redirect: 'manual' });
+  const callback = consent.headers.get('location');
+  if (!callback) throw new Error(`${platform} consent did not redirect: ${consent.status}`);
+  const back = await fetch(callback, { redirect: 'manual' });
+  if (!back.headers.get('location')?.includes(`connected=${platform}`)) throw new Error(`${platform} callback answered ${back.status} ${back.headers.get('location')}`);
+}

@@ -105,3 +105,10 @@ export async function startWorker(env: Record<string, string>): Promise<BenchPro
   const { proc } = await launch('worker.js', { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env }, /"msg":"worker ready"/, 60_000);
   return proc;
 }
+
+/** Prints, per process, how many warning or error lines it logged and the first of them. */
+export function reportProblems(processes: BenchProcess[]): void {
+  for (const p of processes) {
+    if (p.problems.length > 0) console.log(`  pid ${p.pid} logged ${p.problems.length} warning/error line(s); first: ${p.problems[0].slice(0, 300)}`);
+  }
+}

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { newId } from '../../src/core/ids.js';
 import type { PlatformFakes } from '../../test/fakes/platforms/index.js';
-import { adminToken, register, setPlan, type Account } from '../lib/accounts.js';
+import { adminToken, connectPlatform, register, setPlan, type Account } from '../lib/accounts.js';
 import { ApiClient } from '../lib/http.js';
 import { table } from '../lib/report.js';
 import type { BenchProcess } from '../lib/server.js';
@@ -34,16 +34,6 @@ function fakeMetrics(platform: (typeof PLATFORMS)[number], i: number): Record<st
     case 'tiktok': return { view_count: n * 10, like_count: n, comment_count: 3, share_count: 2 };
     case 'pinterest': return { IMPRESSION: n * 10, SAVE: n, PIN_CLICK: 4, OUTBOUND_CLICK: 1 };
   }
-}
-
-/** Connects a platform through the real OAuth flow: our auth URL, the fake's consent, our callback. */
-async function connect(client: ApiClient, owner: Account, platform: string): Promise<void> {
-  const { body } = await client.get<{ url: string }>(`/integrations/${platform}/auth-url?redirect=/bench`, { token: owner.token });
-  const consent = await fetch(body.url, { redirect: 'manual' });
-  const callback = consent.headers.get('location');
-  if (!callback) throw new Error(`${platform} consent did not redirect: ${consent.status}`);
-  const back = await fetch(callback, { redirect: 'manual' });
-  if (!back.headers.get('location')?.includes(`connected=${platform}`)) throw new Error(`${platform} callback answered ${back.status} ${back.headers.get('location')}`);
 }
 
 /** Published posts of one workspace in SQL (within the sync's 90-day window), their numbers set at the fakes. */
@@ -89,7 +79,7 @@ export async function seedSync(client: ApiClient, db: pg.Client, fakes: Platform
   for (const [name, fake] of Object.entries(fakes)) fake.setFollowers(1000 + name.length);
   for (let w = 0; w < SYNC_WORKSPACES; w++) {
     const owner = await setPlan(client, admin, await register(client, `analytics-sync-${w}-${Date.now().toString(36)}@bench.test`), 'agency');
-    for (const platform of PLATFORMS) await connect(client, owner, platform);
+    for (const platform of PLATFORMS) await connectPlatform(client, owner, platform);
     const character = await client.post<{ character: { id: string } }>('/characters', { name: `Sync ${w}`, niche: 'fitness' }, { token: owner.token, expect: 201 });
     posts += await seedPublished(db, fakes, owner, character.body.character.id, `w${w}`);
     owners.push(owner);

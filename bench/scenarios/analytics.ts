@@ -7,7 +7,7 @@ import type { Measurement } from '../lib/load.js';
 import { httpSender, openLoop, openLoopRow, tallyAnswers } from '../lib/open-loop.js';
 import type { Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
-import { startApi, startWorker, type BenchApi, type BenchProcess } from '../lib/server.js';
+import { reportProblems, startApi, startWorker, type BenchApi, type BenchProcess } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { percentile } from '../lib/stats.js';
 import { HISTORY_DAYS, seedHistory } from './analytics-seed.js';
@@ -140,9 +140,7 @@ export const analytics: Scenario = {
       processes.push(api);
       return await run(api, env, fakes, settings, processes);
     } finally {
-      for (const p of processes) {
-        if (p.problems.length > 0) console.log(`  pid ${p.pid} logged ${p.problems.length} warning/error line(s); first: ${p.problems[0].slice(0, 300)}`);
-      }
+      reportProblems(processes);
       await Promise.all(processes.map((p) => p.stop()));
       await closePlatformFakes(fakes);
       await backing.release();

@@ -3,13 +3,13 @@ import { newId } from '../../src/core/ids.js';
 import { closePlatformFakes, platformEnv } from '../../test/fakes/platforms/index.js';
 import { startPinterestFake, type PinterestFake } from '../../test/fakes/platforms/pinterest.js';
 import { startXFake, type XFake } from '../../test/fakes/platforms/x.js';
-import { adminToken, register, setPlan, type Account } from '../lib/accounts.js';
+import { adminToken, connectPlatform, register, setPlan, type Account } from '../lib/accounts.js';
 import { createBacking } from '../lib/backing.js';
 import { ApiClient } from '../lib/http.js';
 import type { Measurement } from '../lib/load.js';
 import type { Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
-import { startApi, startWorker, type BenchApi, type BenchProcess } from '../lib/server.js';
+import { reportProblems, startApi, startWorker, type BenchApi, type BenchProcess } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { percentile, sleep } from '../lib/stats.js';
 
@@ -42,20 +42,10 @@ interface Seeded {
   sourceItemId: string;
 }
 
-/** Connects a platform through the real OAuth flow: our auth URL, the fake's consent, our callback. */
-async function connect(client: ApiClient, owner: Account, platform: string): Promise<void> {
-  const { body } = await client.get<{ url: string }>(`/integrations/${platform}/auth-url?redirect=/bench`, { token: owner.token });
-  const consent = await fetch(body.url, { redirect: 'manual' });
-  const callback = consent.headers.get('location');
-  if (!callback) throw new Error(`${platform} consent did not redirect: ${consent.status}`);
-  const back = await fetch(callback, { redirect: 'manual' });
-  if (!back.headers.get('location')?.includes(`connected=${platform}`)) throw new Error(`${platform} callback answered ${back.status} ${back.headers.get('location')}`);
-}
-
 async function seedAccount(client: ApiClient): Promise<Seeded> {
   const admin = await adminToken(client);
   const owner = await setPlan(client, admin, await register(client, `publishing-${Date.now().toString(36)}@bench.test`), 'agency');
-  for (const platform of PLATFORMS) await connect(client, owner, platform);
+  for (const platform of PLATFORMS) await connectPlatform(client, owner, platform);
   const boards = await client.get<{ boards: Array<{ id: string }> }>('/integrations/pinterest/boards', { token: owner.token });
   await client.patch('/integrations/pinterest/default-board', { board_id: boards.body.boards[0].id }, { token: owner.token });
   const character = await client.post<{ character: { id: string } }>('/characters', { name: 'Bench poster', niche: 'garden', settings: { autopilot: true } }, { token: owner.token, expect: 201 });
@@ -192,9 +182,7 @@ export const publishing: Scenario = {
       processes.push(await startWorker(env), await startWorker(env));
       return await measureAll(api, processes.slice(1), fakes, backing.env.DATABASE_URL);
     } finally {
-      for (const p of processes) {
-        if (p.problems.length > 0) console.log(`  pid ${p.pid} logged ${p.problems.length} warning/error line(s); first: ${p.problems[0].slice(0, 300)}`);
-      }
+      reportProblems(processes);
       await Promise.all(processes.map((p) => p.stop()));
       await closePlatformFakes(fakes);
       await backing.release();

@@ -218,13 +218,18 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(removed.map((e) => [e.target_id, e.details.left])).toEqual([[leaver.user.id, true], [m.user.id, false]]);
   });
 
-  it('of two owners stepping down at once, one wins and the other gets last_owner', async () => {
+  /** A fresh agency workspace with two owners, the second signed in to it. */
+  async function twoOwners() {
     const a = await registerUser(server);
     const b = await registerUser(server);
     const wsId = a.workspace.id;
     await setPlan(server, admin, wsId, 'agency');
     await add(server, a.auth, wsId, { user_id: b.user.id, role: 'owner' });
-    const bAuth = await switchTo(server, b.auth, wsId);
+    return { a, b, wsId, bAuth: await switchTo(server, b.auth, wsId) };
+  }
+
+  it('of two owners stepping down at once, one wins and the other gets last_owner', async () => {
+    const { a, b, wsId, bAuth } = await twoOwners();
     const [ra, rb] = await Promise.all([
       api(server).put(`/organizations/${wsId}/members/${a.user.id}`).set(a.auth).send({ role: 'admin' }),
       api(server).put(`/organizations/${wsId}/members/${b.user.id}`).set(bAuth).send({ role: 'admin' }),
@@ -236,12 +241,7 @@ describe('organisations, members and invitations (contract §14)', () => {
   });
 
   it('of two owners demoting each other at once, one wins; the loser is no owner any more and is refused', async () => {
-    const a = await registerUser(server);
-    const b = await registerUser(server);
-    const wsId = a.workspace.id;
-    await setPlan(server, admin, wsId, 'agency');
-    await add(server, a.auth, wsId, { user_id: b.user.id, role: 'owner' });
-    const bAuth = await switchTo(server, b.auth, wsId);
+    const { a, b, wsId, bAuth } = await twoOwners();
     const answers = await Promise.all([
       api(server).put(`/organizations/${wsId}/members/${b.user.id}`).set(a.auth).send({ role: 'admin' }),
       api(server).put(`/organizations/${wsId}/members/${a.user.id}`).set(bAuth).send({ role: 'admin' }),
