@@ -26,7 +26,8 @@ export default tseslint.config(
   },
   {
     // Plain JS outside the TypeScript project: linted, but with no type information to lint with.
-    files: ['.dependency-cruiser.js'],
+    files: ['.dependency-cruiser.js', 'scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

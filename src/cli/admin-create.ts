@@ -3,10 +3,13 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadConfigOrExit } from '../bootstrap.js';
 import { AdminAccounts } from '../modules/auth/index.js';
-import { dataSourceOptions, resolveDatabaseUrl, stopEmbeddedPostgres } from '../platform/database/index.js';
+import { dataSourceOptions, EmbeddedDatabaseInUse, resolveDatabaseUrl, stopEmbeddedPostgres } from '../platform/database/index.js';
 
 const USAGE = 'usage: npm run admin:create -- --email admin@example.com --password <8 to 128 chars>\n' +
   '       (or set ADMIN_EMAIL and ADMIN_PASSWORD)';
+
+const IN_USE_HINT = 'The server is running on this embedded database. Either stop it and run admin:create again, or\n' +
+  'restart it with ADMIN_EMAIL and ADMIN_PASSWORD set: the server makes (or promotes) that admin at start-up.';
 
 const MESSAGES = {
   created: 'Created the admin account:',
@@ -41,6 +44,8 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     console.error(`admin:create failed: ${err instanceof Error ? err.message : String(err)}`);
+    // The embedded database serves one process: the running server holds it.
+    if (err instanceof EmbeddedDatabaseInUse) console.error(IN_USE_HINT);
     process.exit(1);
   },
 );

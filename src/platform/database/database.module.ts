@@ -5,6 +5,8 @@ import { MIGRATIONS } from '../../../migrations/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 import { PreparedReads } from './prepared-reads.js';
 
+export { EmbeddedDatabaseInUse } from './embedded-postgres.js';
+
 let embedded: EmbeddedPostgres | undefined;
 
 /** Resolves the database URL, starting the embedded PostgreSQL when none is configured. */

@@ -64,6 +64,14 @@ function socketDirectory(dataDir: string): { socketDir: string; temporary: boole
   return { socketDir: mkdtempSync(join(tmpdir(), 'persona-pg-')), temporary: true }; // mkdtemp makes it 0700
 }
 
+/** PGlite serves one process: a second server or CLI on the same data directory is refused with this. */
+export class EmbeddedDatabaseInUse extends Error {
+  constructor(dataDir: string, socketPath: string) {
+    super(`the embedded database in ${dataDir} is already served by another process (${socketPath}); stop it or use another DATA_DIR`);
+    this.name = 'EmbeddedDatabaseInUse';
+  }
+}
+
 /**
  * A socket file left by a process that died is removed; one that still answers belongs to a
  * running server on the same data directory, and PGlite must not be opened twice.
@@ -84,6 +92,6 @@ async function clearStaleSocket(socketPath: string, dataDir: string): Promise<vo
     });
     probe.once('error', () => resolveAnswer(false));
   });
-  if (answers) throw new Error(`the embedded database in ${dataDir} is already served by another process (${socketPath}); stop it or use another DATA_DIR`);
+  if (answers) throw new EmbeddedDatabaseInUse(dataDir, socketPath);
   rmSync(socketPath, { force: true });
 }
