@@ -22,6 +22,8 @@ function wrongPayloadsDoNotCompile(jobs: Jobs, tx: Tx): void {
   void mixed;
   // @ts-expect-error: a sync names platforms, not posts
   void jobs.create(tx, { workspaceId: 'ws_1', jobType: 'sync_analytics', payload: { trigger: 'scheduled', posts: ['sp_1'] } });
+  // @ts-expect-error: a domain check names the claim by its token
+  void jobs.create(tx, { workspaceId: 'ws_1', jobType: 'verify_custom_domain', payload: { trigger: 'scheduled' } });
 }
 
 class WrongHandler {
@@ -34,7 +36,7 @@ class WrongHandler {
 
 describe('the service job types', () => {
   it('lists every declared type once', () => {
-    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head', 'sync_analytics'].sort());
+    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head', 'sync_analytics', 'verify_custom_domain'].sort());
     expect(new Set(JOB_TYPES).size).toBe(JOB_TYPES.length);
     expect(typeof wrongPayloadsDoNotCompile).toBe('function');
     expect(WrongHandler).toBeDefined();

@@ -225,6 +225,35 @@ export interface AnalyticsSettings {
   schedulerTickMs: number;
 }
 
+/** Custom-domain verification (docs/branding-domains.md). */
+export interface DomainSettings {
+  /** `DNS_RESOLVER_SERVERS`: `ip`, `ip:port` or `[ipv6]:port`, comma-separated; empty: the system's resolvers. */
+  resolverServers: string[];
+  /** `DNS_LOOKUP_TIMEOUT_MS`: one TXT query's timeout (tried twice). */
+  lookupTimeoutMs: number;
+  /** `DOMAIN_CHECK_INTERVAL_MS`: the first re-check of a pending claim; the gap doubles after each. */
+  pendingCheckMs: number;
+  /** `DOMAIN_RECHECK_INTERVAL_MS`: how often a verified domain is re-checked (and the longest pending gap). */
+  verifiedCheckMs: number;
+  /** `DOMAIN_PENDING_TTL_HOURS`: a claim not proven in this time fails. */
+  pendingTtlMs: number;
+  /** `DOMAIN_MISSES_BEFORE_FAILED`: consecutive checks without the record that fail a verified domain. */
+  missesBeforeFailed: number;
+  /** `DOMAIN_SCHEDULER_TICK_MS`: how often a consuming process looks for due checks. */
+  schedulerTickMs: number;
+}
+
+/** `DNS_RESOLVER_SERVERS`, each entry checked to be an address (with an optional port). */
+function dnsServers(env: Env, name: string): string[] {
+  const entries = str(env, name, '').split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(entry) ?? [entry, entry, undefined];
+    const port = m[2] === undefined ? 53 : Number(m[2]);
+    if (!isIP(m[1]) || port < 1 || port > 65535) throw new ConfigError(`${name} must list IP addresses, each optionally with :port, got "${entry}"`);
+  }
+  return entries;
+}
+
 export interface TalkingHeadSettings {
   /** `local` renders offline with the bundled ffmpeg; `d-id` speaks D-ID's talks API at `didUrl`. */
   provider: 'local' | 'd-id';
@@ -460,6 +489,7 @@ export class AppConfig {
   readonly outboundAllowHosts: string[];
   readonly publishing: PublishingSettings;
   readonly analytics: AnalyticsSettings;
+  readonly domains: DomainSettings;
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -625,6 +655,15 @@ export class AppConfig {
     this.analytics = {
       syncIntervalMs: int(env, 'ANALYTICS_SYNC_INTERVAL_MS', 6 * 3_600_000, 1_000, 7 * 86_400_000),
       schedulerTickMs: int(env, 'ANALYTICS_SCHEDULER_TICK_MS', 30_000, 50, 3_600_000),
+    };
+    this.domains = {
+      resolverServers: dnsServers(env, 'DNS_RESOLVER_SERVERS'),
+      lookupTimeoutMs: int(env, 'DNS_LOOKUP_TIMEOUT_MS', 5_000, 50, 60_000),
+      pendingCheckMs: int(env, 'DOMAIN_CHECK_INTERVAL_MS', 5 * 60_000, 50, 86_400_000),
+      verifiedCheckMs: int(env, 'DOMAIN_RECHECK_INTERVAL_MS', 12 * 3_600_000, 50, 7 * 86_400_000),
+      pendingTtlMs: positiveHours(env, 'DOMAIN_PENDING_TTL_HOURS', 72, 30 * 24) * 3_600_000,
+      missesBeforeFailed: int(env, 'DOMAIN_MISSES_BEFORE_FAILED', 3, 1, 100),
+      schedulerTickMs: int(env, 'DOMAIN_SCHEDULER_TICK_MS', 60_000, 50, 3_600_000),
     };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     if (this.production) refuseSharedSecrets(env);

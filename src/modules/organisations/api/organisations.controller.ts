@@ -47,7 +47,7 @@ export class OrganisationsController {
   @Put(':id')
   @ApiOperation({ summary: 'Rename the workspace, set its slug or its branding (admin).' })
   @ApiOkResponse({ type: OrganisationUpdatedBody })
-  @ApiErrors('not_found', 'slug_taken', 'domain_taken')
+  @ApiErrors('not_found', 'slug_taken', 'domain_taken', 'domain_confusable')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateOrganisationDto) {
     const branding = dto.branding ? toChanges(dto.branding) : undefined;
     const updated = await this.orgs.update(id, caller.userId, { name: dto.name, slug: dto.slug, branding });

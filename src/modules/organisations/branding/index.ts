@@ -4,5 +4,6 @@ export { BrandingService, asDomainTaken, type BrandingView, type PageBranding } 
 export { renderBrandedPage, escapeHtml, BRANDED_PAGE_CSP, type PageContent } from './application/branded-page.js';
 export type { BrandingChanges } from './domain/branding.js';
 export { BRANDING_ERRORS } from './errors.js';
+export { BRANDING_JOB_TYPES } from './application/jobs/job-types.js';
 export { UpdateBrandingDto, toChanges } from './api/dto/branding.dto.js';
 export { BrandingBody, toBrandingBody } from './api/dto/branding.body.js';

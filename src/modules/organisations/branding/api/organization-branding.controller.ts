@@ -5,7 +5,7 @@ import { AppError, type Caller } from '../../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../../platform/http/index.js';
 import { BrandingService, MAX_LOGO_BYTES } from '../application/branding.service.js';
-import { BrandingEnvelope, toBrandingBody } from './dto/branding.body.js';
+import { BrandingEnvelope, DomainVerificationEnvelope, toBrandingBody, toDomainVerificationBody } from './dto/branding.body.js';
 import { toChanges, UpdateBrandingDto } from './dto/branding.dto.js';
 
 const LOGO_PART = 'logo';
@@ -44,11 +44,22 @@ export class OrganizationBrandingController {
   @Put()
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Change some fields; a field left out stays, null clears it.' })
+  @ApiOperation({ summary: 'Change some fields; a field left out stays, null clears it. A new custom_domain starts a pending claim: publish domain_verification.record_value as a TXT record at record_name.' })
   @ApiOkResponse({ type: BrandingEnvelope })
-  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'domain_taken', 'rate_limited')
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'domain_taken', 'domain_confusable', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateBrandingDto): Promise<BrandingEnvelope> {
     return { branding: toBrandingBody(await this.branding.change(ownWorkspace(caller, id), caller.userId, toChanges(dto))) };
+  }
+
+  @Post('domain/verify')
+  @Product()
+  @MinRole('admin')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Check the custom domain\'s TXT record now and answer the claim\'s status (it is also re-checked periodically).' })
+  @ApiOkResponse({ type: DomainVerificationEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async verifyDomain(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string): Promise<DomainVerificationEnvelope> {
+    return { domain_verification: toDomainVerificationBody(await this.branding.verifyDomain(ownWorkspace(caller, id))) };
   }
 
   @Post('logo')

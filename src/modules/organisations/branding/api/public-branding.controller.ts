@@ -8,7 +8,7 @@ import { Open } from '../../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../../platform/http/index.js';
 import { Storage } from '../../../../platform/storage/index.js';
 import { BrandingService } from '../application/branding.service.js';
-import { BrandingEnvelope, toBrandingBody } from './dto/branding.body.js';
+import { PublicBrandingEnvelope, toPublicBrandingBody } from './dto/branding.body.js';
 import { BrandingDomainQueryDto } from './dto/branding.dto.js';
 
 /** Login pages fetch this on every visit: a few minutes in any cache is fresh enough after a change. */
@@ -39,13 +39,13 @@ export class PublicBrandingController {
 
   @Get()
   @Open({ authLimit: true })
-  @ApiOperation({ summary: 'The branding of the workspace owning a custom domain; no authentication, cacheable (ETag, If-None-Match).' })
-  @ApiOkResponse({ type: BrandingEnvelope })
+  @ApiOperation({ summary: 'The branding of the workspace that has verified a custom domain (DNS TXT proof); any other domain is 404. No authentication, cacheable (ETag, If-None-Match).' })
+  @ApiOkResponse({ type: PublicBrandingEnvelope })
   @ApiNotModifiedResponse({ description: 'If-None-Match named the current ETag.' })
   @ApiHeader({ name: 'If-None-Match', required: false })
   @ApiErrors('not_found', 'validation_failed', 'rate_limited')
   async byDomain(@Query() q: BrandingDomainQueryDto, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() res: Response): Promise<void> {
-    const body = JSON.stringify({ branding: toBrandingBody(await this.branding.byDomain(q.domain)) });
+    const body = JSON.stringify({ branding: toPublicBrandingBody(await this.branding.byDomain(q.domain)) });
     const etag = strongEtag(body);
     res.setHeader('ETag', etag);
     res.setHeader('Cache-Control', BRANDING_CACHE);

@@ -9,34 +9,11 @@ describe('branding rules', () => {
     expect(colorProblem(c, 'primary_color')).toMatch(/primary_color/);
   });
 
-  it.each(['app.example.com', 'a.io', 'xn--bcher-kva.example', 'my-brand.co.uk', `${'a'.repeat(63)}.com`])('accepts the domain %s', (d) => {
-    expect(customDomainProblem(d)).toBeNull();
-  });
-
-  it.each([
-    ['https://app.example.com', /scheme/],
-    ['app.example.com:8443', /port/],
-    ['app.example.com/login', /path/],
-    ['localhost', /dot/],
-    ['App.Example.com', /lowercase/],
-    ['127.0.0.1', /IP/],
-    ['10.1', /IP/],
-    ['::1', /scheme, port/],
-    ['-bad.example.com', /letters, digits/],
-    ['bad-.example.com', /letters, digits/],
-    ['under_score.example.com', /letters, digits/],
-    ['app.example.com.', /letters, digits/],
-    ['a..b', /letters, digits/],
-    [`${'a'.repeat(64)}.com`, /63/],
-    [`${'abcdefghi.'.repeat(26)}com`, /253/],
-    ['', /hostname/],
-  ])('refuses the domain %s', (d, why) => {
-    expect(customDomainProblem(d)).toMatch(why);
-  });
-
-  it('checks support emails loosely but refuses what cannot be one', () => {
+  it('checks domains and support emails by their own rules (custom-domain.spec, support-email.spec)', () => {
+    expect(customDomainProblem('App.Example.com')).toBeNull();
+    expect(customDomainProblem('app.example.com/login')).toMatch(/path/);
     expect(supportEmailProblem('help@acme.com')).toBeNull();
-    for (const bad of ['help', 'help@acme', 'a b@acme.com', '@acme.com', `${'x'.repeat(250)}@a.io`]) expect(supportEmailProblem(bad)).not.toBeNull();
+    expect(supportEmailProblem('Help <help@acme.com>')).toMatch(/display name/);
   });
 
   it('applies only the fields given; null clears', () => {

@@ -1,3 +1,6 @@
+import { customDomainProblem } from './custom-domain.js';
+import { supportEmailProblem } from './support-email.js';
+
 /**
  * A workspace's white-label branding (contract §14): what its login page and the pages the API
  * renders show instead of the product's own name and colors.
@@ -22,41 +25,14 @@ export interface BrandingChanges {
   supportEmail?: string | null;
 }
 
+export { customDomainProblem } from './custom-domain.js';
+export { SUPPORT_EMAIL_MAX, supportEmailProblem } from './support-email.js';
+
 export const DISPLAY_NAME_MAX = 100;
-export const SUPPORT_EMAIL_MAX = 254;
-const HOSTNAME_MAX = 253;
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-// Deliberately plain: one @, no spaces, a dotted domain. Deliverability is the owner's concern.
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 export function colorProblem(value: unknown, field: string): string | null {
   return typeof value === 'string' && COLOR.test(value) ? null : `${field} must be a color written #RRGGBB`;
-}
-
-/**
- * Why `value` is not a custom domain we can serve, or null. A bare hostname only: no scheme, port,
- * path or trailing dot; at least two labels; lowercase (a host is case-insensitive, and the unique
- * index compares lowercase: accepting "Brand.com" would let "brand.com" look free). An IP address
- * is refused: a workspace must not claim an address, and a numeric last label is how IPv4 in any
- * of its short forms (127.1, 0x7f.1 aside, which fails the label shape) gives itself away.
- */
-export function customDomainProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length === 0) return 'custom_domain must be a hostname such as app.example.com';
-  if (value.length > HOSTNAME_MAX) return `custom_domain must be at most ${HOSTNAME_MAX} characters`;
-  if (value !== value.toLowerCase()) return 'custom_domain must be lowercase';
-  if (/[/:@?#]/.test(value)) return 'custom_domain must be a bare hostname, without scheme, port or path';
-  const labels = value.split('.');
-  if (labels.length < 2) return 'custom_domain must have at least one dot (app.example.com)';
-  if (labels.some((l) => l.length > 63)) return 'each part of custom_domain must be at most 63 characters';
-  if (!labels.every((l) => LABEL.test(l))) return 'custom_domain may hold only letters, digits and inner hyphens between its dots';
-  if (/^\d+$/.test(labels[labels.length - 1])) return 'custom_domain must be a hostname, not an IP address';
-  return null;
-}
-
-export function supportEmailProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length > SUPPORT_EMAIL_MAX || !EMAIL.test(value)) return 'support_email must be an email address';
-  return null;
 }
 
 export function displayNameProblem(value: unknown): string | null {

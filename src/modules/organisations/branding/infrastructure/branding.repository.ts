@@ -14,7 +14,9 @@ interface BrandingRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'workspace_id, display_name, logo_key, primary_color, secondary_color, custom_domain, support_email, updated_at';
+/** The custom domain is the workspace's claim's (custom_domain_claims), whatever its status. */
+const COLUMNS = 'b.workspace_id, b.display_name, b.logo_key, b.primary_color, b.secondary_color, c.domain AS custom_domain, b.support_email, b.updated_at';
+const FROM = 'workspace_branding b LEFT JOIN custom_domain_claims c ON c.workspace_id = b.workspace_id';
 
 function toBranding(r: BrandingRow): Branding {
   return {
@@ -29,18 +31,16 @@ function toBranding(r: BrandingRow): Branding {
   };
 }
 
-/** The unique index a second claim of one custom domain runs into. */
-export const DOMAIN_INDEX = 'workspace_branding_domain_uq';
-
 @Injectable()
 export class BrandingRepository {
   async find(m: EntityManager, workspaceId: string): Promise<Branding | null> {
-    const rows: BrandingRow[] = await m.query(`SELECT ${COLUMNS} FROM workspace_branding WHERE workspace_id = $1`, [workspaceId]);
+    const rows: BrandingRow[] = await m.query(`SELECT ${COLUMNS} FROM ${FROM} WHERE b.workspace_id = $1`, [workspaceId]);
     return rows[0] ? toBranding(rows[0]) : null;
   }
 
-  async findByDomain(m: EntityManager, domain: string): Promise<Branding | null> {
-    const rows: BrandingRow[] = await m.query(`SELECT ${COLUMNS} FROM workspace_branding WHERE lower(custom_domain) = lower($1)`, [domain]);
+  /** The branding of the workspace whose claim on `domain` (A-label form) is verified; no other is served. */
+  async findByVerifiedDomain(m: EntityManager, domain: string): Promise<Branding | null> {
+    const rows: BrandingRow[] = await m.query(`SELECT ${COLUMNS} FROM ${FROM} WHERE c.domain = $1 AND c.status = 'verified'`, [domain]);
     return rows[0] ? toBranding(rows[0]) : null;
   }
 
@@ -50,17 +50,17 @@ export class BrandingRepository {
    */
   async lockOrCreate(tx: Tx, workspaceId: string): Promise<Branding> {
     await tx.query(`INSERT INTO workspace_branding (workspace_id) VALUES ($1) ON CONFLICT (workspace_id) DO NOTHING`, [workspaceId]);
-    const rows: BrandingRow[] = await tx.query(`SELECT ${COLUMNS} FROM workspace_branding WHERE workspace_id = $1 FOR UPDATE`, [workspaceId]);
+    const rows: BrandingRow[] = await tx.query(`SELECT ${COLUMNS} FROM ${FROM} WHERE b.workspace_id = $1 FOR UPDATE OF b`, [workspaceId]);
     return toBranding(rows[0]);
   }
 
-  /** Writes every field; a custom domain another workspace holds fails on DOMAIN_INDEX. */
+  /** Writes every field but the custom domain, which is its claim's (DomainClaimsRepository). */
   async save(tx: Tx, b: Branding): Promise<void> {
     await tx.query(
       `UPDATE workspace_branding
-       SET display_name = $2, logo_key = $3, primary_color = $4, secondary_color = $5, custom_domain = $6, support_email = $7, updated_at = $8
+       SET display_name = $2, logo_key = $3, primary_color = $4, secondary_color = $5, support_email = $6, updated_at = $7
        WHERE workspace_id = $1`,
-      [b.workspaceId, b.displayName, b.logoKey, b.primaryColor, b.secondaryColor, b.customDomain, b.supportEmail, b.updatedAt],
+      [b.workspaceId, b.displayName, b.logoKey, b.primaryColor, b.secondaryColor, b.supportEmail, b.updatedAt],
     );
   }
 }

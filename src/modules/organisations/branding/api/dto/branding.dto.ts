@@ -28,13 +28,13 @@ export class UpdateBrandingDto {
   @Satisfies('secondaryColor', (v) => colorProblem(v, 'secondary_color'))
   secondary_color?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'A bare lowercase hostname with at least one dot; not an IP address. Unique across workspaces.', example: 'studio.acme.com' })
+  @ApiPropertyOptional({ nullable: true, maxLength: 253, description: 'A bare hostname with at least one dot, not an IP address; Unicode names are normalised (UTS-46) and stored in their A-label form. Served only after DNS TXT verification; refused when another workspace has verified it (domain_taken) or a look-alike of it (domain_confusable).', example: 'studio.acme.com' })
   @Trim()
   @Settable()
   @Satisfies('customDomain', customDomainProblem)
   custom_domain?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: 'help@acme.com' })
+  @ApiPropertyOptional({ nullable: true, maxLength: 254, description: 'The address alone (no display name): an ASCII local part of at most 64 characters and a hostname domain, stored with the domain in its A-label form.', example: 'help@acme.com' })
   @Trim()
   @Settable()
   @Satisfies('supportEmail', supportEmailProblem)

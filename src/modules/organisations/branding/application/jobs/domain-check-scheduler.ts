@@ -1,0 +1,82 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../../../../config/index.js';
+import type { ProcessRole } from '../../../../../core/index.js';
+import { inTransaction } from '../../../../../platform/database/index.js';
+import { ProcessLifecycle } from '../../../../../platform/lifecycle/index.js';
+import { consumesQueues, Jobs, QUEUE_ROLE, type JobRecord } from '../../../../../platform/queue/index.js';
+import { DomainClaimsRepository } from '../../infrastructure/domain-claims.repository.js';
+import { VERIFY_CUSTOM_DOMAIN_JOB } from './job-types.js';
+
+const CLAIM_BATCH = 200;
+
+/**
+ * Starts the periodic domain checks, as analytics starts its syncs: in every process that
+ * consumes jobs, a timer claims the due claims (moving `next_check_at` on, see
+ * DomainClaimsRepository.claimDue) and creates their jobs in the claim's transaction, so each due
+ * check becomes one job however many processes tick. A job that never runs leaves its claim due
+ * again when the lease ends.
+ */
+@Injectable()
+export class DomainCheckScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Branding');
+  private timer?: NodeJS.Timeout;
+  private ticking?: Promise<number>;
+  private stopped = false;
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly claims: DomainClaimsRepository,
+    private readonly jobs: Jobs,
+    private readonly lifecycle: ProcessLifecycle,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!consumesQueues(this.role, this.config)) return;
+    this.timer = setInterval(() => void this.tick(), this.config.domains.schedulerTickMs);
+    this.timer.unref();
+    this.lifecycle.onStop(() => this.stop());
+    void this.tick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  private async stop(): Promise<Record<string, unknown>> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    return {};
+  }
+
+  /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */
+  tick(now = new Date()): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.ticking ??= this.schedule(now).finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async schedule(now: Date): Promise<number> {
+    try {
+      const lease = new Date(now.getTime() + Math.min(this.config.domains.pendingCheckMs, this.config.domains.verifiedCheckMs));
+      const created = await inTransaction(this.ds, async (tx) => {
+        const due = await this.claims.claimDue(tx, now, lease, CLAIM_BATCH);
+        const jobs: JobRecord[] = [];
+        for (const c of due) {
+          jobs.push(await this.jobs.create(tx, { workspaceId: c.workspaceId, jobType: VERIFY_CUSTOM_DOMAIN_JOB, payload: { token: c.token, trigger: 'scheduled' } }));
+        }
+        return jobs;
+      });
+      for (const job of created) await this.jobs.enqueue(job);
+      if (created.length > 0) this.logger.log({ msg: 'domain checks scheduled', count: created.length });
+      return created.length;
+    } catch (err) {
+      this.logger.warn({ msg: 'domain check scheduling failed', err: String(err) });
+      return 0;
+    }
+  }
+}
