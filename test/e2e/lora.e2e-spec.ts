@@ -130,6 +130,22 @@ describe('LoRA training (offline trainer)', () => {
       expect((await api(server).get(`/characters/${charId}/lora/images`).set(pro.auth)).body.images).toEqual([]);
     });
 
+    it('answers 404 for another workspace’s training image tried under the intruder’s own character, and for another character’s image in the same workspace, removing nothing', async () => {
+      const victim = await createCharacter(pro, 'Victim');
+      const added = await uploadImages(pro, victim, [await trainingPng(5)]);
+      expect(added.status).toBe(201);
+      const imageId = added.body.images[0].id as string;
+      const own = await createCharacter(intruder, 'Intruder');
+      const foreign = await api(server).delete(`/characters/${own}/lora/images/${imageId}`).set(intruder.auth);
+      expect([foreign.status, foreign.body.code]).toEqual([404, 'not_found']);
+      const sibling = await createCharacter(pro, 'Sibling');
+      const crossed = await api(server).delete(`/characters/${sibling}/lora/images/${imageId}`).set(pro.auth);
+      expect([crossed.status, crossed.body.code]).toEqual([404, 'not_found']);
+      const left = (await api(server).get(`/characters/${victim}/lora/images`).set(pro.auth)).body;
+      expect(left.images.map((i: Body) => i.id)).toEqual([imageId]);
+      expect(await mediaBytes(left.images[0].url as string)).toEqual(await trainingPng(5));
+    });
+
     it('refuses API keys (401 session_required): the LoRA routes are product routes', async () => {
       const key = await api(server).post('/api-keys').set(agency.auth).send({ name: 'agency', scopes: ['characters:read', 'characters:write'] });
       expect(key.status).toBe(201);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { finishedJob, mediaBytes, probeStreams, toneWav } from '../helpers/media.js';
-import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
+import { api, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 import { startFakeDid, type FakeDid } from '../fakes/did-server.js';
 import { fakeSpeech, startFakeElevenLabs, type FakeElevenLabs } from '../fakes/elevenlabs-server.js';
@@ -62,6 +62,8 @@ describe('voice and talking heads (ElevenLabs and D-ID fakes)', () => {
     admin = await loginAdmin(server);
     [owner, intruder] = await Promise.all([registerUser(server), registerUser(server)]);
     await grantCredits(server, admin, owner.workspace.id, 1000);
+    // More characters than the Starter plan holds: clones are replaced and deleted on some of them.
+    await setPlan(server, admin, owner.workspace.id, 'agency');
     charId = await createCharacter(owner, 'Vera');
   }, 90_000);
   afterAll(async () => {
@@ -186,6 +188,53 @@ describe('voice and talking heads (ElevenLabs and D-ID fakes)', () => {
     const refunds = (await ledger(owner)).filter((e) => e.reason === 'voice_generation_refund');
     expect(refunds).toEqual([expect.objectContaining({ amount: 2, ref_id: res.body.audio.id })]);
     expect(await balance(owner)).toBe(before);
+  });
+
+  it('takes in settings only a premade voice or this workspace’s own clone: another workspace’s clone and an account clone we hold no record of are 400', async () => {
+    const [ownClone] = [...el.voices.values()].filter((v) => v.category === 'cloned');
+    el.voices.set('oRpHaNaCcOuNtClOnE01', { voice_id: 'oRpHaNaCcOuNtClOnE01', name: 'Made outside', category: 'cloned', labels: {}, description: null, preview_url: null });
+    const theirs = await createCharacter(intruder, 'Borrower');
+    for (const voiceId of [ownClone.voice_id, 'oRpHaNaCcOuNtClOnE01']) {
+      const res = await api(server).put(`/characters/${theirs}/voice/settings`).set(intruder.auth).send({ voice_id: voiceId });
+      expect([voiceId, res.status, res.body.code]).toEqual([voiceId, 400, 'validation_failed']);
+    }
+    const orphan = await api(server).put(`/characters/${charId}/voice/settings`).set(owner.auth).send({ voice_id: 'oRpHaNaCcOuNtClOnE01' });
+    expect([orphan.status, orphan.body.code]).toEqual([400, 'validation_failed']);
+    const premade = await api(server).put(`/characters/${theirs}/voice/settings`).set(intruder.auth).send({ voice_id: RACHEL });
+    expect(premade.status).toBe(200);
+    el.voices.delete('oRpHaNaCcOuNtClOnE01');
+  });
+
+  it('replacing a clone deletes the old one at ElevenLabs; characters that had chosen it go back to the default voice', async () => {
+    const [old] = [...el.voices.values()].filter((v) => v.category === 'cloned');
+    const borrower = await createCharacter(owner, 'Echo');
+    const chosen = await api(server).put(`/characters/${borrower}/voice/settings`).set(owner.auth).send({ voice_id: old.voice_id });
+    expect([chosen.status, chosen.body.settings.voice_id]).toEqual([200, old.voice_id]);
+    const res = await cloneUpload(owner, charId, [toneWav(170, 1.5)], 'Vera brighter');
+    expect(res.status).toBe(202);
+    expect(await job(owner, res.body.job.id)).toMatchObject({ status: 'completed' });
+    const voice = await voiceOf(owner, charId);
+    expect(voice).toMatchObject({ status: 'ready', category: 'cloned', name: 'Vera brighter' });
+    expect(voice.voice_id).not.toBe(old.voice_id);
+    expect(el.requestsTo(`/v1/voices/${old.voice_id}`, 'DELETE')).toEqual([expect.objectContaining({ status: 200, apiKey: el.apiKey })]);
+    expect(el.voices.has(old.voice_id)).toBe(false);
+    expect(el.voices.has(voice.voice_id as string)).toBe(true);
+    expect((await voiceOf(owner, borrower)).settings.voice_id).toBe(PREMADE[0]);
+    const listed = ((await api(server).get('/voices').set(owner.auth)).body.voices as Body[]).filter((v) => v.category === 'cloned').map((v) => v.voice_id);
+    expect(listed).toEqual([voice.voice_id]);
+    const stale = await api(server).put(`/characters/${borrower}/voice/settings`).set(owner.auth).send({ voice_id: old.voice_id });
+    expect([stale.status, stale.body.code]).toEqual([400, 'validation_failed']);
+  });
+
+  it('deleting a character deletes its clone at ElevenLabs', async () => {
+    const id = await createCharacter(owner, 'Doomed');
+    const res = await cloneUpload(owner, id, [toneWav(120, 1.5)], 'Doomed voice');
+    expect(await job(owner, res.body.job.id)).toMatchObject({ status: 'completed' });
+    const cloneId = (await voiceOf(owner, id)).voice_id as string;
+    expect(el.voices.get(cloneId)).toMatchObject({ category: 'cloned' });
+    expect((await api(server).delete(`/characters/${id}`).set(owner.auth)).status).toBe(204);
+    expect(el.requestsTo(`/v1/voices/${cloneId}`, 'DELETE')).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(el.voices.has(cloneId)).toBe(false);
   });
 
   describe('talking heads on D-ID', () => {

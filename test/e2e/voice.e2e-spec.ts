@@ -102,6 +102,65 @@ describe('voice (offline synthesiser)', () => {
     expect((await api(server).get(`/characters/${charId}/voice/audio/${res.body.audio.id}`).set(intruder.auth)).status).toBe(404);
   });
 
+  it('lists the character’s clips newest first with an excerpt of their text, its duration and a signed URL, paged; 404 for another workspace', async () => {
+    const long = `${'A clip with a long script to cut short in the list. '.repeat(3).trim()}`;
+    const queued = await api(server).post(`/characters/${charId}/voice/generate`).set(owner.auth).send({ text: long });
+    expect((await job(owner, queued.body.job.id)).status).toBe('completed');
+    const res = await api(server).get(`/characters/${charId}/voice/audio?page_size=2`).set(owner.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ page: 1, page_size: 2, total: 5 });
+    const [newest, next] = res.body.clips as Body[];
+    expect(Object.keys(newest).sort()).toEqual(['characters', 'created_at', 'credits_charged', 'duration_seconds', 'format', 'id', 'job_id', 'kind', 'status', 'text_excerpt', 'url'].sort());
+    expect(newest).toMatchObject({ id: queued.body.audio.id, kind: 'speech', status: 'completed', format: 'mp3', characters: long.length, duration_seconds: expect.any(Number) });
+    expect(Array.from(newest.text_excerpt as string)).toHaveLength(80);
+    expect(long.startsWith((newest.text_excerpt as string).slice(0, -1))).toBe(true);
+    expect(probeStreams(await fetchMedia(newest.url as string))[0].codec_name).toBe('mp3');
+    expect(next).toMatchObject({ kind: 'speech', format: 'wav', status: 'completed' });
+    const last = await api(server).get(`/characters/${charId}/voice/audio?page=3&page_size=2`).set(owner.auth);
+    expect(last.body.clips).toEqual([expect.objectContaining({ kind: 'preview', text_excerpt: 'Hello there.', status: 'completed' })]);
+    const all = (await api(server).get(`/characters/${charId}/voice/audio`).set(owner.auth)).body.clips as Body[];
+    const times = all.map((c) => Date.parse(c.created_at as string));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect((await api(server).get(`/influencers/${charId}/voice/audio`).set(owner.auth)).body.total).toBe(5);
+    for (const query of ['page=0', 'page_size=101', 'page=x', 'page=1000001']) {
+      const bad = await api(server).get(`/characters/${charId}/voice/audio?${query}`).set(owner.auth);
+      expect([query, bad.status, bad.body.code]).toEqual([query, 400, 'validation_failed']);
+    }
+    const foreign = await api(server).get(`/characters/${charId}/voice/audio`).set(intruder.auth);
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'not_found']);
+    const own = await createCharacter(intruder, 'Empty');
+    expect((await api(server).get(`/characters/${own}/voice/audio`).set(intruder.auth)).body).toEqual({ clips: [], page: 1, page_size: 20, total: 0 });
+  });
+
+  it('answers 404 for another workspace’s clip id tried under the intruder’s own character, and for a clip of another character of the same workspace', async () => {
+    const clipId = ((await api(server).get(`/characters/${charId}/voice/audio`).set(owner.auth)).body.clips as Body[])[0].id as string;
+    const own = await createCharacter(intruder, 'Nosy');
+    for (const path of [`/characters/${own}/voice/audio/${clipId}`, `/influencers/${own}/voice/audio/${clipId}`]) {
+      const res = await api(server).get(path).set(intruder.auth);
+      expect([path, res.status, res.body.code]).toEqual([path, 404, 'not_found']);
+    }
+    const sibling = await createCharacter(owner, 'Sibling');
+    const crossed = await api(server).get(`/characters/${sibling}/voice/audio/${clipId}`).set(owner.auth);
+    expect([crossed.status, crossed.body.code]).toEqual([404, 'not_found']);
+    expect((await api(server).get(`/characters/${charId}/voice/audio/${clipId}`).set(owner.auth)).status).toBe(200);
+  });
+
+  it('speaks text that renders as near-silence, and refuses at validation what it will not speak: never a 5xx (a sample of the property spec’s classes)', async () => {
+    const spoken = ['.', '\ue000', '\ue000\uf8ff', '…', '\u200b', '?!', '\u{f0000}', '😀👍🏽', 'שלום', '\u0301\u0301', '漢字', '\ufffe', 'a\tb\nc'];
+    for (const text of spoken) {
+      const res = await api(server).post(`/characters/${charId}/voice/preview`).set(owner.auth).send({ text });
+      expect([text, res.status]).toEqual([text, 201]);
+      expect(probeStreams(await fetchMedia(res.body.audio.url as string))[0].codec_name).toBe('mp3');
+    }
+    const generated = await api(server).post(`/characters/${charId}/voice/generate`).set(owner.auth).send({ text: '\ue000'.repeat(5000) });
+    expect(generated.status).toBe(202);
+    expect(await job(owner, generated.body.job.id)).toMatchObject({ status: 'completed', error: null });
+    for (const text of ['', '   ', '\u00a0\u3000', 'x\u0000', 'x\u001b', 'x\u0085', 'x'.repeat(201)]) {
+      const res = await api(server).post(`/characters/${charId}/voice/preview`).set(owner.auth).send({ text });
+      expect([JSON.stringify(text).slice(0, 20), res.status, res.body.code]).toEqual([JSON.stringify(text).slice(0, 20), 400, 'validation_failed']);
+    }
+  });
+
   it('clones a voice from uploaded samples: charged 50, ready as the character’s voice, listed for this workspace only', async () => {
     const before = await balance(owner);
     const res = await cloneUpload(owner, charId, [toneWav(140, 2, { pulseHz: 4 }), toneWav(150, 2, { pulseHz: 4 })]);
@@ -121,6 +180,13 @@ describe('voice (offline synthesiser)', () => {
     const stranger = await createCharacter(intruder, 'Other');
     const borrowed = await api(server).put(`/characters/${stranger}/voice/settings`).set(intruder.auth).send({ voice_id: voice.voice_id });
     expect([borrowed.status, borrowed.body.code]).toEqual([400, 'validation_failed']);
+    // The offline synthesiser could speak any well-formed clone id, but only our records say whose one is.
+    const madeUp = voice.voice_id.replace(/[0-9a-f]{8}$/, 'deadbeef');
+    for (const user of [owner, intruder]) {
+      const id = user === owner ? charId : stranger;
+      const res = await api(server).put(`/characters/${id}/voice/settings`).set(user.auth).send({ voice_id: madeUp });
+      expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+    }
     const spoken = await api(server).post(`/characters/${charId}/voice/preview`).set(owner.auth).send({ text: 'Now in my own voice.' });
     expect(spoken.status).toBe(201);
   });
@@ -164,6 +230,7 @@ describe('voice (offline synthesiser)', () => {
       ['POST preview', (u) => api(server).post(`/characters/${charId}/voice/preview`).set(u.auth).send({ text: 'Hi' })],
       ['POST generate', (u) => api(server).post(`/characters/${charId}/voice/generate`).set(u.auth).send({ text: 'Hi' })],
       ['GET audio', (u) => api(server).get(`/characters/${charId}/voice/audio/${missingId('aud')}`).set(u.auth)],
+      ['GET audio list', (u) => api(server).get(`/characters/${charId}/voice/audio`).set(u.auth)],
     ];
     for (const [name, call] of calls) {
       const res = await call(intruder);

@@ -9,7 +9,7 @@ import { readBody } from './read-body.js';
 
 /**
  * ElevenLabs' API on 127.0.0.1, as far as the speech adapter uses it: `GET /v1/voices`,
- * `GET /v1/voices/{id}`, `POST /v1/voices/add` (multipart, parsed for real),
+ * `GET /v1/voices/{id}`, `DELETE /v1/voices/{id}` (the account's own voices), `POST /v1/voices/add` (multipart, parsed for real),
  * `POST /v1/text-to-speech/{id}[/with-timestamps]?output_format=` answering real audio (a
  * voiced tone, a bump of loudness per character, 15 characters a second; MP3 through the
  * bundled ffmpeg, PCM as is) and, with timestamps, the matching character alignment.
@@ -259,6 +259,7 @@ class ElevenLabsFake {
       const { files: _files, ...shown } = found;
       return json(res, 200, shown);
     }
+    if (req.method === 'DELETE' && voice) return this.deleteVoice(res, decodeURIComponent(voice[1]));
     return json(res, 404, { detail: 'Not Found' });
   }
 
@@ -325,6 +326,15 @@ class ElevenLabsFake {
     }
     const alignment = { characters: Array.from(body.text as string), character_start_times_seconds: speech.starts, character_end_times_seconds: speech.ends };
     return json(res, 200, { audio_base64: audio.toString('base64'), alignment, normalized_alignment: alignment }, headers);
+  }
+
+  /** The account's own voices can be deleted; the stock library cannot. */
+  private deleteVoice(res: ServerResponse, voiceId: string): number {
+    const found = this.voices.get(voiceId);
+    if (!found) return this.voiceNotFound(res, voiceId);
+    if (found.category === 'premade') return refuse(res, 400, 'voice_not_deletable', 'Premade voices cannot be deleted.');
+    this.voices.delete(voiceId);
+    return json(res, 200, { status: 'ok' });
   }
 
   private async addVoice(req: IncomingMessage, res: ServerResponse, seen: ElevenLabsRequestSeen, raw: Buffer): Promise<number> {

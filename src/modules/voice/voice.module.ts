@@ -4,6 +4,7 @@ import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
 import { GenerationModule } from '../generation/index.js';
 import { VoiceController } from './api/voice.controller.js';
+import { CloneRetirement } from './application/clone-retirement.js';
 import { SampleIntake } from './application/sample-intake.js';
 import { SpeechService } from './application/speech.service.js';
 import { VoiceFacade } from './application/voice.facade.js';
@@ -17,7 +18,7 @@ import { VoiceRepository } from './infrastructure/voice.repository.js';
 @Module({
   imports: [OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [VoiceController],
-  providers: [VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade],
+  providers: [VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade, CloneRetirement],
   exports: [VoiceFacade],
 })
 export class VoiceModule {}

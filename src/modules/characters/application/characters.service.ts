@@ -91,17 +91,21 @@ export class CharactersService {
   /**
    * Deletes the character, its reference images, and through foreign keys its content, motion
    * transfers and posts; then, once that committed and before answering, every file of theirs
-   * (best effort, a failure logged): signed URLs still in someone's hands find nothing.
+   * (best effort, a failure logged): signed URLs still in someone's hands find nothing. What
+   * other contexts keep at providers for it (a voice clone) is released after commit too.
    */
   async delete(workspaceId: string, id: string): Promise<void> {
+    let releases: Array<() => Promise<void>> = [];
     const keys = await inTransaction(this.ds, async (tx) => {
       const current = await this.characters.find(tx, workspaceId, id, { lock: true });
       if (!current) throw AppError.notFound('Character');
       const images = await this.images.listForCharacter(tx, workspaceId, id);
       const owned = await this.files.keysOf(tx, workspaceId, id);
+      releases = await this.files.releasesOf(tx, workspaceId, id);
       await this.characters.delete(tx, workspaceId, id);
       return [...images.map((i) => i.storageKey), ...owned];
     });
     await this.cloner.removeQuietly(keys);
+    await Promise.all(releases.map((release) => release()));
   }
 }

@@ -1,15 +1,15 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, UploadedFiles, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UploadedFiles, UseInterceptors } from '@nestjs/common';
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AppError, type Caller } from '../../../core/index.js';
+import { AppError, pageBody, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
-import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { SpeechService } from '../application/speech.service.js';
 import { VoiceService } from '../application/voice.service.js';
 import { MAX_SAMPLE_BYTES, MAX_SAMPLES } from '../domain/voice.js';
-import { AudioEnvelope, AudioJobEnvelope, toAudioBody, toLibraryVoiceBody, toSettingsBody, toVoiceBody, VoiceCloneEnvelope, VoiceEnvelope, VoicesDoc, VoiceSettingsEnvelope } from './dto/voice.body.js';
+import { AudioEnvelope, AudioJobEnvelope, ClipListDoc, toAudioBody, toClipListBody, toLibraryVoiceBody, toSettingsBody, toVoiceBody, VoiceCloneEnvelope, VoiceEnvelope, VoicesDoc, VoiceSettingsEnvelope } from './dto/voice.body.js';
 import { CloneVoiceDto, GenerateSpeechDto, PreviewSpeechDto, VoiceSettingsDto } from './dto/voice.dto.js';
 
 const CharacterId = () => new IdParam('char', 'Character');
@@ -131,6 +131,17 @@ export class VoiceController {
   async generate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: GenerateSpeechDto) {
     const started = await this.speech.generate(caller.workspaceId, id, dto.text, dto.format ?? 'mp3');
     return { audio: toAudioBody(started.audio, this.urls), job: toJobBody(started.job) };
+  }
+
+  @Get(['characters/:id/voice/audio', 'influencers/:id/voice/audio'])
+  @Product()
+  @MinRole('viewer')
+  @ApiOperation({ summary: 'The character’s audio clips (previews and generations), newest first, each with a fresh signed URL once its audio exists.' })
+  @ApiOkResponse({ type: ClipListDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed')
+  async clips(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() query: PageQueryDto) {
+    const page = await this.speech.clips(caller.workspaceId, id, pageRequest(query.page, query.page_size));
+    return pageBody('clips', { ...page, items: page.items.map((clip) => toClipListBody(clip, this.urls)) });
   }
 
   @Get(['characters/:id/voice/audio/:audioId', 'influencers/:id/voice/audio/:audioId'])

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId } from '../../../core/index.js';
+import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
@@ -67,6 +67,12 @@ export class SpeechService {
     const clip = await this.voices.findClip(this.ds.manager, workspaceId, id);
     if (!clip || clip.characterId !== characterId) throw AppError.notFound('Audio');
     return clip;
+  }
+
+  /** The character's clips (previews and generations), newest first; 404 for a character not in the workspace. */
+  async clips(workspaceId: string, characterId: string, page: PageRequest): Promise<Page<AudioClip>> {
+    await this.characters.get(workspaceId, characterId);
+    return this.voices.listClips(this.ds.manager, workspaceId, characterId, page);
   }
 
   /** Accepts a speech of up to 5000 characters: the charge (1 per started 100), the clip and its job in one transaction. */

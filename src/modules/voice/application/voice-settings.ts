@@ -43,14 +43,13 @@ export class VoiceSettingsResolver {
   }
 
   /**
-   * 400 unless the workspace may speak with `voiceId`: one of its own clones, or a library voice
-   * of the provider that is no other workspace's clone.
+   * 400 unless the workspace may speak with `voiceId`: a clone its records say it owns, or one of
+   * the provider's premade voices. A clone id is never trusted for its shape: another workspace's
+   * clone, and a clone the provider account holds but no record of ours, are refused alike.
    */
   async assertUsable(workspaceId: string, voiceId: string): Promise<void> {
-    const m = this.ds.manager;
-    const owner = await this.voices.cloneOwner(m, voiceId);
-    if (owner === workspaceId) return;
-    if (owner === null && (await this.speech.hasVoice(voiceId))) return;
+    if (await this.voices.ownsClone(this.ds.manager, workspaceId, voiceId)) return;
+    if (await this.speech.isPremade(voiceId)) return;
     throw new AppError('validation_failed', `Unknown voice_id "${voiceId.slice(0, 64)}".`, [{ field: 'voice_id', message: 'no such voice in the library or among this workspace’s clones' }]);
   }
 }

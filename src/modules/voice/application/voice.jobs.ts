@@ -9,6 +9,7 @@ import { BillingFacade } from '../../billing/index.js';
 import { callProvider, SpeechGenerator } from '../../generation/index.js';
 import { audioKey, CLONE_VOICE_JOB, GENERATE_SPEECH_JOB } from '../domain/voice.js';
 import { VoiceRepository } from '../infrastructure/voice.repository.js';
+import { CloneRetirement } from './clone-retirement.js';
 import { VoiceSettingsResolver } from './voice-settings.js';
 
 /**
@@ -27,6 +28,7 @@ export class VoiceJobs {
     private readonly speech: SpeechGenerator,
     private readonly storage: Storage,
     private readonly billing: BillingFacade,
+    private readonly retirement: CloneRetirement,
   ) {}
 
   @JobHandler(CLONE_VOICE_JOB)
@@ -51,6 +53,8 @@ export class VoiceJobs {
       settings: { ...voice.settings, voiceId },
     });
     this.logger.log({ msg: 'voice cloned', workspace_id: job.workspaceId, character_id: voice.characterId, voice_id: voiceId, applied: ended !== null });
+    // The clone this one replaces is of no use to anyone now.
+    if (ended && voice.cloneVoiceId && voice.cloneVoiceId !== voiceId) await this.retirement.retire(job.workspaceId, voice.cloneVoiceId);
     return { voice_id: voice.id, clone_voice_id: voiceId };
   }
 

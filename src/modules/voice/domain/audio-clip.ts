@@ -19,3 +19,15 @@ export interface AudioClip {
   error: VoiceFailure | null;
   createdAt: Date;
 }
+
+/** How much of a clip's text a list shows. */
+export const CLIP_EXCERPT_CHARS = 80;
+
+/**
+ * The start of a clip's text for a list: whole code points (an emoji is never cut in two), at most
+ * `max` of them, an ellipsis saying when there is more.
+ */
+export function textExcerpt(text: string, max = CLIP_EXCERPT_CHARS): string {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('').trimEnd()}…`;
+}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { AudioClip } from '../domain/audio-clip.js';
 import type { CharacterVoice, CharacterVoiceSettings, VoiceFailure, VoiceStatus } from '../domain/voice.js';
@@ -133,10 +134,45 @@ export class VoiceRepository {
     return rows.map(toVoice);
   }
 
-  /** The workspace whose clone a provider voice id is, in whichever workspace; null for a library voice. */
-  async cloneOwner(m: Tx, cloneVoiceId: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await m.query('SELECT workspace_id FROM character_voices WHERE clone_voice_id = $1 LIMIT 1', [cloneVoiceId]);
-    return rows[0]?.workspace_id ?? null;
+  /** Whether one of the workspace's characters holds this provider voice id as its clone. */
+  async ownsClone(m: Tx, workspaceId: string, cloneVoiceId: string): Promise<boolean> {
+    const rows: unknown[] = await m.query('SELECT 1 FROM character_voices WHERE workspace_id = $1 AND clone_voice_id = $2 LIMIT 1', [workspaceId, cloneVoiceId]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Whether any character, in any workspace, still holds this provider voice id as its clone: the
+   * offline synthesiser gives the same samples the same id, so two records may share one.
+   */
+  async cloneHeld(m: Tx, cloneVoiceId: string): Promise<boolean> {
+    const rows: unknown[] = await m.query('SELECT 1 FROM character_voices WHERE clone_voice_id = $1 LIMIT 1', [cloneVoiceId]);
+    return rows.length > 0;
+  }
+
+  /** Characters of the workspace set to speak with a voice that is gone go back to the default voice. Answers how many. */
+  async forgetVoice(m: Tx, workspaceId: string, voiceId: string): Promise<number> {
+    const rows: unknown[] = await m.query(
+      `UPDATE character_voices SET settings = jsonb_set(settings, '{voiceId}', 'null'::jsonb), updated_at = now()
+       WHERE workspace_id = $1 AND settings->>'voiceId' = $2 RETURNING id`,
+      [workspaceId, voiceId],
+    );
+    return rows.length;
+  }
+
+  /** The provider voice id of the character's clone, if it has one. */
+  async cloneOf(m: Tx, workspaceId: string, characterId: string): Promise<string | null> {
+    return (await this.find(m, workspaceId, characterId))?.cloneVoiceId ?? null;
+  }
+
+  /** The character's clips, newest first. */
+  async listClips(m: Tx, workspaceId: string, characterId: string, req: PageRequest): Promise<Page<AudioClip>> {
+    const [rows, count]: [ClipRow[], Array<{ n: number }>] = await Promise.all([
+      m.query('SELECT * FROM audio_clips WHERE workspace_id = $1 AND character_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4', [
+        workspaceId, characterId, req.pageSize, offsetOf(req),
+      ]),
+      m.query('SELECT count(*)::int AS n FROM audio_clips WHERE workspace_id = $1 AND character_id = $2', [workspaceId, characterId]),
+    ]);
+    return { items: rows.map(toClip), page: req.page, pageSize: req.pageSize, total: count[0]?.n ?? 0 };
   }
 
   async insertClip(m: Tx, c: AudioClip): Promise<void> {

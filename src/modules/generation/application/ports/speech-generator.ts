@@ -68,10 +68,15 @@ export abstract class SpeechGenerator {
   abstract readonly provider: 'elevenlabs' | 'local';
   /** The provider's library of ready voices (premade and the account's clones). */
   abstract voices(signal?: AbortSignal): Promise<LibraryVoice[]>;
-  /** Whether the provider knows the voice id (settings naming an unknown voice are refused). */
-  abstract hasVoice(voiceId: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Whether the voice id is one of the provider's own stock voices, which every workspace may use.
+   * Clones are never premade: whose clone an id is, only the voice context's records say.
+   */
+  abstract isPremade(voiceId: string, signal?: AbortSignal): Promise<boolean>;
   /** The voice new characters speak with until they have their own. */
   abstract defaultVoiceId(): string;
   abstract cloneVoice(req: CloneRequest, signal?: AbortSignal): Promise<{ voiceId: string }>;
+  /** Removes a clone from the provider's account; a voice already gone counts as removed. */
+  abstract deleteVoice(voiceId: string, signal?: AbortSignal): Promise<void>;
   abstract speak(req: SpeechRequest, signal?: AbortSignal): Promise<Speech>;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { VoiceView, WorkspaceVoice } from '../../application/voice.service.js';
-import type { AudioClip } from '../../domain/audio-clip.js';
+import { CLIP_EXCERPT_CHARS, textExcerpt, type AudioClip } from '../../domain/audio-clip.js';
 import { VOICE_STATUSES } from '../../domain/voice.js';
 
 export function toLibraryVoiceBody(v: WorkspaceVoice): Record<string, unknown> {
@@ -40,6 +40,11 @@ export function toAudioBody(a: AudioClip, urls: MediaUrls): Record<string, unkno
     job_id: a.jobId,
     created_at: a.createdAt.toISOString(),
   };
+}
+
+/** A clip in the character's list: the clip as read alone, with what it is and how its text starts. */
+export function toClipListBody(a: AudioClip, urls: MediaUrls): Record<string, unknown> {
+  return { ...toAudioBody(a, urls), kind: a.kind, text_excerpt: textExcerpt(a.text) };
 }
 
 // Documentation shapes for the OpenAPI document.
@@ -109,4 +114,16 @@ export class AudioEnvelope {
 export class AudioJobEnvelope {
   @ApiProperty({ type: AudioDoc }) audio!: AudioDoc;
   @ApiProperty({ description: 'The generate_speech job record.' }) job!: Record<string, unknown>;
+}
+
+class ClipDoc extends AudioDoc {
+  @ApiProperty({ enum: ['preview', 'speech'], description: 'A synchronous preview or a generate_speech job.' }) kind!: string;
+  @ApiProperty({ description: `The clip's text, at most ${CLIP_EXCERPT_CHARS} characters, ending in … when cut.` }) text_excerpt!: string;
+}
+
+export class ClipListDoc {
+  @ApiProperty({ type: [ClipDoc] }) clips!: ClipDoc[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
 }

@@ -105,6 +105,16 @@ export class ElevenLabsClient {
     }
   }
 
+  /** Removes one of the account's voices (`DELETE /v1/voices/{id}`); one ElevenLabs no longer has is already removed. */
+  async deleteVoice(voiceId: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.send('voice deletion', `/v1/voices/${encodeURIComponent(voiceId)}`, { method: 'DELETE', idempotent: true }, signal, voiceId);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'validation_failed') return;
+      throw err;
+    }
+  }
+
   /** Instant voice cloning: the samples as repeated `files` parts. */
   async addVoice(upload: VoiceUpload, signal?: AbortSignal): Promise<{ voiceId: string }> {
     const { body, contentType } = multipart(upload);

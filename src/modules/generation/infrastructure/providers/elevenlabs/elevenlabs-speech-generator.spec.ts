@@ -38,21 +38,25 @@ describe('ElevenLabsSpeechGenerator: voices', () => {
     expect(fake.requestsTo('/v1/voices', 'GET')[0].apiKey).toBe(fake.apiKey);
   });
 
-  it('knows a voice by asking for it; a 404 or a 400 voice_not_found is no voice; a malformed id is not asked about', async () => {
+  it('knows a premade voice by asking for it; the account’s own voices are not premade; a 404 or a 400 voice_not_found is no voice; a malformed id is not asked about', async () => {
     const g = generator();
-    await expect(g.hasVoice('21m00Tcm4TlvDq8ikWAM')).resolves.toBe(true);
-    await expect(g.hasVoice('NoSuchVoice000000000')).resolves.toBe(false);
+    fake.voices.set('oRpHaNcLoNe1', { voice_id: 'oRpHaNcLoNe1', name: 'Orphan', category: 'cloned', labels: {}, description: null, preview_url: null });
+    await expect(g.isPremade('21m00Tcm4TlvDq8ikWAM')).resolves.toBe(true);
+    await expect(g.isPremade('oRpHaNcLoNe1')).resolves.toBe(false);
+    await expect(g.isPremade('NoSuchVoice000000000')).resolves.toBe(false);
     fake.options.voiceNotFoundStatus = 400;
-    await expect(g.hasVoice('NoSuchVoice000000000')).resolves.toBe(false);
-    await expect(g.hasVoice('../v1/user')).resolves.toBe(false);
-    await expect(g.hasVoice('')).resolves.toBe(false);
-    expect(fake.requestsTo('/v1/voices/').map((r) => r.path)).toEqual(['/v1/voices/21m00Tcm4TlvDq8ikWAM', '/v1/voices/NoSuchVoice000000000', '/v1/voices/NoSuchVoice000000000']);
+    await expect(g.isPremade('NoSuchVoice000000000')).resolves.toBe(false);
+    await expect(g.isPremade('../v1/user')).resolves.toBe(false);
+    await expect(g.isPremade('')).resolves.toBe(false);
+    expect(fake.requestsTo('/v1/voices/').map((r) => r.path)).toEqual([
+      '/v1/voices/21m00Tcm4TlvDq8ikWAM', '/v1/voices/oRpHaNcLoNe1', '/v1/voices/NoSuchVoice000000000', '/v1/voices/NoSuchVoice000000000',
+    ]);
     expect(g.defaultVoiceId()).toBe('JBFqnCBsd6RMkjVDRZzb');
   });
 
   it('fails a voice lookup it cannot answer rather than calling the voice unknown', async () => {
     fake.fail('quota_exceeded', { path: '/v1/voices/' });
-    const err = await rejection(generator().hasVoice('21m00Tcm4TlvDq8ikWAM'));
+    const err = await rejection(generator().isPremade('21m00Tcm4TlvDq8ikWAM'));
     expect(err).toMatchObject({ code: 'upstream_failed', details: { provider: 'elevenlabs', reason: 'quota_exceeded' } });
   });
 });
@@ -81,8 +85,29 @@ describe('ElevenLabsSpeechGenerator: cloning', () => {
     expect(add.files?.[1].bytes.equals(mp3)).toBe(true);
     expect(fake.voices.get(voiceId)).toMatchObject({ name: 'Luna "the baker"', category: 'cloned' });
     expect((await g.voices()).find((v) => v.voiceId === voiceId)?.category).toBe('cloned');
-    await expect(g.hasVoice(voiceId)).resolves.toBe(true);
+    await expect(g.isPremade(voiceId)).resolves.toBe(false);
     expect((await g.speak(request({ voiceId }))).bytes.length).toBeGreaterThan(0);
+  });
+
+  it('deletes a clone with DELETE /v1/voices/{id}; one already gone counts as deleted; a malformed id is not sent', async () => {
+    const wav = Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt '), Buffer.alloc(40, 1)]);
+    const g = generator();
+    const { voiceId } = await g.cloneVoice({ name: 'Gone soon', samples: [{ bytes: wav, contentType: 'audio/wav', filename: 'a.wav' }] });
+    await g.deleteVoice(voiceId);
+    expect(fake.voices.has(voiceId)).toBe(false);
+    await g.deleteVoice(voiceId);
+    fake.options.voiceNotFoundStatus = 400;
+    await g.deleteVoice(voiceId);
+    await g.deleteVoice('../v1/user');
+    expect(fake.requestsTo('/v1/voices/', 'DELETE').map((r) => [r.path, r.status, r.apiKey])).toEqual([
+      [`/v1/voices/${voiceId}`, 200, fake.apiKey], [`/v1/voices/${voiceId}`, 404, fake.apiKey], [`/v1/voices/${voiceId}`, 400, fake.apiKey],
+    ]);
+  });
+
+  it('fails a deletion ElevenLabs refuses for another reason rather than calling it done', async () => {
+    fake.fail('invalid_api_key', { path: '/v1/voices/' });
+    const err = await rejection(generator().deleteVoice('sOmEcLoNe1'));
+    expect(err).toMatchObject({ code: 'upstream_failed', details: { provider: 'elevenlabs', reason: 'unauthorized' } });
   });
 
   it('sends neither description nor labels when there are none', async () => {

@@ -43,9 +43,11 @@ export class ElevenLabsSpeechGenerator extends SpeechGenerator {
     return (await this.client.listVoices(signal)).map(libraryVoice);
   }
 
-  async hasVoice(voiceId: string, signal?: AbortSignal): Promise<boolean> {
+  /** Asked of ElevenLabs each time: its stock library changes, and the account's own voices are not premade. */
+  async isPremade(voiceId: string, signal?: AbortSignal): Promise<boolean> {
     if (!VOICE_ID.test(voiceId)) return false;
-    return (await this.client.getVoice(voiceId, signal)) !== null;
+    const voice = await this.client.getVoice(voiceId, signal);
+    return voice !== null && STOCK_CATEGORIES.has(voice.category ?? '');
   }
 
   defaultVoiceId(): string {
@@ -54,6 +56,10 @@ export class ElevenLabsSpeechGenerator extends SpeechGenerator {
 
   async cloneVoice(req: CloneRequest, signal?: AbortSignal): Promise<{ voiceId: string }> {
     return this.client.addVoice({ name: req.name, description: req.description, labels: req.labels, files: req.samples }, signal);
+  }
+
+  async deleteVoice(voiceId: string, signal?: AbortSignal): Promise<void> {
+    if (VOICE_ID.test(voiceId)) await this.client.deleteVoice(voiceId, signal);
   }
 
   async speak(req: SpeechRequest, signal?: AbortSignal): Promise<Speech> {

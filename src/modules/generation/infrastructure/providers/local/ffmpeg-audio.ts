@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../../../../../core/index.js';
+import { wavDurationSeconds } from '../../../../../platform/media/index.js';
 import { upstreamFailed } from '../shared/provider-failure.js';
 
 let binary: Promise<string> | undefined;
@@ -88,11 +89,30 @@ function unreadable(err: unknown): AppError {
   return new AppError('unsupported_media_type', 'A voice sample could not be decoded as audio.', { reason: String((err as Error)?.message ?? err).slice(0, 300) });
 }
 
+/** 128 kb/s of audio, the rate `wavToMp3` encodes at. */
+const MP3_BYTES_PER_SECOND = 128_000 / 8;
+/**
+ * What an MP3 holds besides its audio: an ID3v2 tag, the Xing/LAME info frame, and the encoder's
+ * delay and padding rounded up to whole frames (a Layer III frame is at most 1441 bytes). These
+ * do not shrink with the audio: a near-silent WAV of 400 bytes still makes an MP3 of about 1 KB.
+ */
+const MP3_FRAMING_BYTES = 16 * 1024;
+
+/**
+ * The most `wavToMp3` lets ffmpeg write for a WAV: its audio at 128 kb/s (or the WAV's own size,
+ * should its header understate it) plus the framing every MP3 carries. It bounds a runaway
+ * encoder, so it must never be below what a correct encoding of a short WAV takes.
+ */
+export function mp3OutputCap(wav: Buffer): number {
+  const seconds = wavDurationSeconds(wav) ?? 0;
+  return Math.max(wav.length, Math.ceil(seconds * MP3_BYTES_PER_SECOND)) + MP3_FRAMING_BYTES;
+}
+
 /** A WAV as a 128 kb/s MP3 (LAME), through pipes. */
 export async function wavToMp3(wav: Buffer, signal?: AbortSignal): Promise<Buffer> {
   const args = ['-f', 'wav', '-i', 'pipe:0', '-vn', '-codec:a', 'libmp3lame', '-b:a', '128k', '-f', 'mp3', 'pipe:1'];
   try {
-    return await runFfmpeg(args, { stdin: wav, timeoutMs: 30_000 + Math.ceil(wav.length / 1000), maxOutputBytes: wav.length, signal });
+    return await runFfmpeg(args, { stdin: wav, timeoutMs: 30_000 + Math.ceil(wav.length / 1000), maxOutputBytes: mp3OutputCap(wav), signal });
   } catch (err) {
     if (signal?.aborted) throw upstreamFailed('local', 'aborted', 'The speech was cancelled.');
     throw upstreamFailed('local', 'encoding_failed', `The speech could not be encoded as MP3: ${(err as Error).message}`);

@@ -69,17 +69,20 @@ describe('LocalSpeechGenerator: the library', () => {
     expect(new Set(voices.map((v) => v.voiceId)).size).toBe(voices.length);
     for (const v of voices) {
       expect(v).toEqual({ voiceId: expect.stringMatching(/^local-en-[a-z]+-\d$/), name: expect.any(String), category: 'premade', previewUrl: null, labels: { accent: expect.any(String), gender: expect.stringMatching(/^(male|female)$/) } });
-      await expect(generator.hasVoice(v.voiceId)).resolves.toBe(true);
+      await expect(generator.isPremade(v.voiceId)).resolves.toBe(true);
     }
     expect(voices.map((v) => v.voiceId)).toContain(generator.defaultVoiceId());
     expect(generator.provider).toBe('local');
   });
 
-  it('knows every well-formed clone id and nothing else', async () => {
-    await expect(generator.hasVoice('local-clone-m-p62-s170-0123abcd')).resolves.toBe(true);
-    await expect(generator.hasVoice('local-clone-f-p0-s110-ffffffff')).resolves.toBe(true);
+  it('speaks any well-formed clone id, none of them premade (only the voice context knows whose clone is whose); a malformed one is unknown', async () => {
+    for (const id of ['local-clone-m-p62-s170-0123abcd', 'local-clone-f-p0-s110-ffffffff']) {
+      await expect(generator.isPremade(id)).resolves.toBe(false);
+      expect((await generator.speak(request(SHORT, { voiceId: id }))).durationSeconds).toBeGreaterThan(0.3);
+    }
     for (const id of ['local-clone-x-p62-s170-0123abcd', 'local-clone-m-p100-s170-0123abcd', 'local-clone-m-p62-s300-0123abcd', 'local-clone-m-p62-s170-0123ABCD', 'local-clone-m-p62-s170-0123abcd ', 'local-clone-m-p05-s170-0123abcd', 'local-en-us-9', '21m00Tcm4TlvDq8ikWAM', '']) {
-      await expect(generator.hasVoice(id)).resolves.toBe(false);
+      await expect(generator.isPremade(id)).resolves.toBe(false);
+      await expect(generator.speak(request(SHORT, { voiceId: id }))).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'voice_id', message: 'unknown voice' }] });
     }
   });
 });
@@ -164,7 +167,9 @@ describe('LocalSpeechGenerator: cloning', () => {
     await expect(generator.cloneVoice({ name: 'Again', samples: [sample(low)] })).resolves.toEqual(a);
     const both = await generator.cloneVoice({ name: 'Both', samples: [sample(low), sample(high)] });
     await expect(generator.cloneVoice({ name: 'Both', samples: [sample(high), sample(low)] })).resolves.toEqual(both);
-    await expect(generator.hasVoice(a.voiceId)).resolves.toBe(true);
+    await expect(generator.isPremade(a.voiceId)).resolves.toBe(false);
+    expect((await generator.speak(request(SHORT, { voiceId: a.voiceId }))).durationSeconds).toBeGreaterThan(0.3);
+    await expect(generator.deleteVoice()).resolves.toBeUndefined();
   });
 
   it('speaks a clone at the pitch of its samples (within 15 %), higher samples higher', async () => {

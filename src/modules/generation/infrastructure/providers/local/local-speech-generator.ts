@@ -58,7 +58,8 @@ const CLONE_ID = /^local-clone-([mf])-p(\d|[1-9]\d)-s(\d{3})-([0-9a-f]{8})$/;
  * Offline speech with eSpeak NG (WebAssembly, in a worker thread): intelligible, robotic, free.
  * A "clone" is the base voice nearest the samples' pitch, set to their pitch and pace; its id
  * encodes those settings, so cloning keeps no state and the same samples give the same voice.
- * Clones are not listed by `voices()` (the voice context keeps them); `hasVoice` knows them all.
+ * Clones are not listed by `voices()` nor premade (the voice context keeps them), yet any
+ * well-formed clone id can be spoken; there is nothing to delete when one is dropped.
  */
 export class LocalSpeechGenerator extends SpeechGenerator {
   readonly provider = 'local' as const;
@@ -71,8 +72,8 @@ export class LocalSpeechGenerator extends SpeechGenerator {
     return LIBRARY.map((v) => ({ voiceId: v.voiceId, name: v.name, category: 'premade', previewUrl: null, labels: { ...v.labels } }));
   }
 
-  async hasVoice(voiceId: string): Promise<boolean> {
-    return baseVoice(voiceId) !== null;
+  async isPremade(voiceId: string): Promise<boolean> {
+    return LIBRARY.some((v) => v.voiceId === voiceId);
   }
 
   defaultVoiceId(): string {
@@ -89,6 +90,9 @@ export class LocalSpeechGenerator extends SpeechGenerator {
     if (req.format === 'wav') return { bytes: wav, contentType: 'audio/wav', format: 'wav', durationSeconds };
     return { bytes: await wavToMp3(wav, signal), contentType: 'audio/mpeg', format: 'mp3', durationSeconds };
   }
+
+  /** A local clone is its id: no state anywhere to remove. */
+  async deleteVoice(): Promise<void> {}
 
   async cloneVoice(req: CloneRequest, signal?: AbortSignal): Promise<{ voiceId: string }> {
     if (req.samples.length === 0) throw new AppError('validation_failed', 'A voice is cloned from at least one sample.', [{ field: 'samples', message: 'at least one' }]);
