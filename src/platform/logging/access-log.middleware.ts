@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { redactPath } from './path-redaction.js';
+import { loggablePath } from './path-redaction.js';
 
 const logger = new Logger('Access');
 
@@ -14,7 +14,7 @@ export function accessLog(req: Request, res: Response, next: NextFunction): void
       msg: 'request',
       request_id: req.id,
       method: req.method,
-      path: redactPath(req),
+      path: loggablePath(req),
       status: res.statusCode,
       duration_ms: Math.round(ms * 10) / 10,
       workspace_id: caller?.workspaceId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { REDACTED_SEGMENT, redactPath } from './path-redaction.js';
+import { loggablePath, REDACTED_SEGMENT, redactPath } from './path-redaction.js';
 
 const TOKEN = `pinv_${'aB3_-x'.repeat(7)}z`;
 
@@ -42,5 +42,9 @@ describe('redactPath', () => {
 
   it('survives a malformed escape', () => {
     expect(redactPath({ path: '/api/v1/%E0%A4%A/x' })).toBe('/api/v1/%E0%A4%A/x');
+  });
+
+  it('logs the path as sent, API prefix included and query left out, whatever router answered', () => {
+    expect(loggablePath({ originalUrl: `/api/v1/invitations/${TOKEN}/acept?x=1`, url: `/invitations/${TOKEN}/acept` })).toBe(`/api/v1/invitations/${REDACTED_SEGMENT}/acept`);
   });
 });

@@ -23,6 +23,21 @@ export interface PathSource {
   params?: Record<string, unknown>;
 }
 
+/** What a log line shows of a request's path: as the client sent it (no query), redacted. */
+export function loggablePath(req: { originalUrl?: string; url?: string; route?: { path?: unknown }; params?: Record<string, unknown> }): string {
+  return redactPath({ path: pathSent(req), route: req.route, params: req.params });
+}
+
+/**
+ * `req.path` is relative to whatever router answered last: a request Nest's not-found handler
+ * answered under the API prefix has lost the prefix there. The original URL has not.
+ */
+function pathSent(req: { originalUrl?: string; url?: string }): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
 export function redactPath(req: PathSource): string {
   const matched = typeof req.route?.path === 'string' && !isCatchAll(req.route.path);
   const secrets = matched ? secretParams(req.params ?? {}) : new Map<string, string>();
