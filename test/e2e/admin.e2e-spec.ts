@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, loginAdmin, missingId, registerUser, uniqueEmail, type TestUser } from '../helpers/api.js';
+import { inviteAndAccept } from '../helpers/invitations.js';
 import { ADMIN_EMAIL, createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 
 describe('admin workspaces', () => {
@@ -74,6 +75,33 @@ describe('admin workspaces', () => {
       expect(own.body.workspaces[0]).toMatchObject({ owner_email: ADMIN_EMAIL, plan: 'agency' });
       const wildcard = await api(server).get('/admin/workspaces').query({ email: '%' }).set(admin);
       expect(wildcard.body).toMatchObject({ workspaces: [], total: 0 });
+    });
+
+    it('reads owners from the memberships: a workspace made with POST /organizations has its owner and is found by their email', async () => {
+      const founder = await registerUser(server, { email: uniqueEmail('founder') });
+      const created = await api(server).post('/organizations').set(founder.auth).send({ name: 'Founded' });
+      expect(created.status).toBe(201);
+      const org = created.body.organization.id as string;
+      const search = async (email: string) => (await api(server).get('/admin/workspaces').query({ email }).set(admin)).body;
+
+      const byFounder = await search(founder.user.email.split('@')[0]);
+      expect(byFounder.total).toBe(2);
+      expect(byFounder.workspaces).toEqual(expect.arrayContaining([
+        expect.objectContaining({ id: org, owner_email: founder.user.email }),
+        expect.objectContaining({ id: founder.workspace.id, owner_email: founder.user.email }),
+      ]));
+      const unfiltered = await api(server).get('/admin/workspaces').query({ page_size: 100 }).set(admin);
+      expect(unfiltered.body.workspaces.find((w: { id: string }) => w.id === org)).toMatchObject({ owner_email: founder.user.email });
+
+      // A second owner joins and the founder leaves: the workspace now belongs to the second owner only.
+      await api(server).patch(`/admin/workspaces/${org}`).set(admin).send({ plan: 'pro' }).expect(200);
+      const heir = await registerUser(server, { email: uniqueEmail('heir') });
+      await inviteAndAccept(server, founder.auth, org, heir, 'owner');
+      const byHeir = await search(heir.user.email.split('@')[0]);
+      expect(byHeir.workspaces.find((w: { id: string }) => w.id === org)).toMatchObject({ owner_email: heir.user.email });
+      await api(server).delete(`/organizations/${org}/members/${founder.user.id}`).set(founder.auth).expect(204);
+      expect((await search(founder.user.email.split('@')[0])).workspaces.map((w: { id: string }) => w.id)).toEqual([founder.workspace.id]);
+      expect((await search(heir.user.email.split('@')[0])).workspaces).toEqual(expect.arrayContaining([expect.objectContaining({ id: org, owner_email: heir.user.email })]));
     });
 
     it('answers 400 for an unknown query parameter', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, connectSandbox, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { inviteAndAccept } from '../helpers/invitations.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 
 /**
@@ -32,8 +33,7 @@ describe('analytics (contract §15)', () => {
     expect(created.status).toBe(201);
     character = created.body.character.id as string;
     const member = await registerUser(server);
-    const added = await api(server).post(`/organizations/${alice.workspace.id}/members`).set(alice.auth).send({ user_id: member.user.id, role: 'viewer' });
-    expect(added.status).toBe(201);
+    await inviteAndAccept(server, alice.auth, alice.workspace.id, member, 'viewer');
     const sw = await api(server).post('/auth/switch-workspace').set(member.auth).send({ workspace_id: alice.workspace.id });
     expect(sw.status).toBe(200);
     viewer = { Authorization: `Bearer ${sw.body.access_token}` };

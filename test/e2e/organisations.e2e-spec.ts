@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { api, loginAdmin, missingId, registerUser, setPlan, uniqueEmail, type TestUser } from '../helpers/api.js';
+import { inviteAndAccept } from '../helpers/invitations.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 
 type Auth = { Authorization: string };
@@ -102,40 +103,141 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(updates).toHaveLength(1);
   });
 
-  it('adds an existing user at once (by email or id), refuses duplicates, and invites an unknown email with a one-time token', async () => {
-    const ed = await registerUser(server);
-    const byEmail = await add(server, owner.auth, ws, { email: ed.user.email.toUpperCase(), role: 'editor' });
-    expect(byEmail.status).toBe(201);
-    expect(byEmail.body.member).toMatchObject({ user_id: ed.user.id, email: ed.user.email, role: 'editor', joined_at: expect.any(String) });
-    const dup = await add(server, owner.auth, ws, { user_id: ed.user.id, role: 'viewer' });
-    expect(dup.status).toBe(409);
-    expect(dup.body.code).toBe('member_exists');
+  it('invites a known and an unknown email alike (same status, same body shape), and nobody joins before accepting', async () => {
+    const known = await registerUser(server);
+    const unknown = uniqueEmail('nobody');
+    const toKnown = await add(server, owner.auth, ws, { email: known.user.email.toUpperCase(), role: 'editor' });
+    const toUnknown = await add(server, owner.auth, ws, { email: unknown, role: 'editor' });
+    expect([toKnown.status, toUnknown.status]).toEqual([201, 201]);
+    const shape = (body: Record<string, any>) => ({ keys: Object.keys(body), invitation: Object.keys(body.invitation).sort() });
+    expect(shape(toKnown.body)).toEqual(shape(toUnknown.body));
+    expect(toKnown.body.invitation).toEqual({ id: expect.stringMatching(/^inv_/), email: known.user.email, role: 'editor', expires_at: expect.any(String), token: expect.stringMatching(/^pinv_/) });
+    expect(toUnknown.body.invitation).toMatchObject({ email: unknown, role: 'editor' });
 
+    // Not a member until they accept: no membership, no access, not listed.
+    const members = (await api(server).get(`/organizations/${ws}/members`).set(owner.auth)).body;
+    expect(members.members.map((m: { user_id: string }) => m.user_id)).not.toContain(known.user.id);
+    expect(members.invitations.map((i: { email: string }) => i.email)).toEqual(expect.arrayContaining([known.user.email, unknown]));
+    expect(JSON.stringify(members)).not.toContain(toKnown.body.invitation.token);
+    expect((await api(server).get(`/organizations/${ws}`).set(known.auth)).status).toBe(404);
+    expect((await api(server).post('/auth/switch-workspace').set(known.auth).send({ workspace_id: ws })).status).toBe(404);
+
+    for (const again of [{ email: known.user.email }, { email: unknown }, { user_id: known.user.id }]) {
+      const dup = await add(server, owner.auth, ws, { ...again, role: 'viewer' });
+      expect([dup.status, dup.body.code]).toEqual([409, 'member_exists']);
+    }
+    const accepted = await api(server).post(`/invitations/${toKnown.body.invitation.id}/accept`).set(known.auth);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.organization).toMatchObject({ id: ws, role: 'editor' });
+    expect((await add(server, owner.auth, ws, { email: known.user.email, role: 'viewer' })).body.code).toBe('member_exists');
+  });
+
+  it('invites a user by id as by their email, and validates the request', async () => {
     const viewer = await registerUser(server);
-    expect((await add(server, owner.auth, ws, { user_id: viewer.user.id, role: 'viewer' })).status).toBe(201);
+    const byId = await add(server, owner.auth, ws, { user_id: viewer.user.id, role: 'viewer' });
+    expect(byId.status).toBe(201);
+    expect(Object.keys(byId.body)).toEqual(['invitation']);
+    expect(byId.body.invitation).toMatchObject({ email: viewer.user.email, role: 'viewer' });
     expect((await add(server, owner.auth, ws, { user_id: missingId('user'), role: 'viewer' })).status).toBe(404);
     expect((await add(server, owner.auth, ws, { role: 'viewer' })).status).toBe(400);
     expect((await add(server, owner.auth, ws, { email: uniqueEmail(), user_id: viewer.user.id, role: 'viewer' })).status).toBe(400);
     expect((await add(server, owner.auth, ws, { email: uniqueEmail(), role: 'boss' })).status).toBe(400);
 
-    const email = uniqueEmail('invitee');
-    const inv = await add(server, owner.auth, ws, { email, role: 'editor' });
-    expect(inv.status).toBe(201);
-    expect(inv.body.invitation).toMatchObject({ id: expect.stringMatching(/^inv_/), email, role: 'editor', token: expect.stringMatching(/^pinv_/) });
-    expect((await add(server, owner.auth, ws, { email, role: 'viewer' })).body.code).toBe('member_exists');
-
-    const asOwner = await api(server).get(`/organizations/${ws}/members`).set(owner.auth);
-    expect(asOwner.body.invitations).toEqual([{ id: inv.body.invitation.id, email, role: 'editor', expires_at: inv.body.invitation.expires_at }]);
-    expect(JSON.stringify(asOwner.body)).not.toContain(inv.body.invitation.token);
+    expect((await api(server).post(`/invitations/${byId.body.invitation.id}/accept`).set(viewer.auth)).status).toBe(200);
     const asViewer = await api(server).get(`/organizations/${ws}/members`).set(await switchTo(server, viewer.auth, ws));
     expect(asViewer.status).toBe(200);
-    expect(asViewer.body.members.map((m: { user_id: string }) => m.user_id)).toEqual(expect.arrayContaining([owner.user.id, ed.user.id, viewer.user.id]));
+    expect(asViewer.body.members.map((m: { user_id: string }) => m.user_id)).toEqual(expect.arrayContaining([owner.user.id, viewer.user.id]));
     expect(asViewer.body.invitations).toBeUndefined();
+  });
+
+  it('shows the invitee their pending invitations across organisations, paged, without tokens; answers by id for the invitee only', async () => {
+    const invitee = await registerUser(server);
+    const other = await registerUser(server);
+    await setPlan(server, admin, other.workspace.id, 'pro');
+    const fromOwner = (await add(server, owner.auth, ws, { email: invitee.user.email, role: 'editor' })).body.invitation;
+    const fromOther = (await add(server, other.auth, other.workspace.id, { email: invitee.user.email.toUpperCase(), role: 'viewer' })).body.invitation;
+    await add(server, owner.auth, ws, { email: uniqueEmail('someone-else'), role: 'viewer' });
+
+    const inbox = await api(server).get('/invitations').set(invitee.auth);
+    expect(inbox.status).toBe(200);
+    expect(inbox.body).toEqual({
+      invitations: [
+        { id: fromOwner.id, organization: { id: ws, name: expect.any(String) }, role: 'editor', invited_by: { email: owner.user.email, display_name: expect.any(String) }, expires_at: fromOwner.expires_at, created_at: expect.any(String) },
+        expect.objectContaining({ id: fromOther.id, organization: expect.objectContaining({ id: other.workspace.id }), role: 'viewer', invited_by: expect.objectContaining({ email: other.user.email }) }),
+      ],
+      page: 1,
+      page_size: 20,
+      total: 2,
+    });
+    expect(JSON.stringify(inbox.body)).not.toContain('pinv_');
+    const paged = await api(server).get('/invitations?page=2&page_size=1').set(invitee.auth);
+    expect(paged.body).toMatchObject({ invitations: [expect.objectContaining({ id: fromOther.id })], page: 2, page_size: 1, total: 2 });
+    expect((await api(server).get('/invitations?page_size=0').set(invitee.auth)).status).toBe(400);
+    expect((await api(server).get('/invitations')).status).toBe(401);
+
+    // Someone else's invitation id is not found, to accept or to decline; so is a malformed one.
+    const stranger = await registerUser(server);
+    expect((await api(server).get('/invitations').set(stranger.auth)).body).toMatchObject({ invitations: [], total: 0 });
+    for (const action of ['accept', 'decline']) {
+      expect((await api(server).post(`/invitations/${fromOwner.id}/${action}`).set(stranger.auth)).status).toBe(404);
+      expect((await api(server).post(`/invitations/${missingId('inv')}/${action}`).set(invitee.auth)).status).toBe(404);
+      expect((await api(server).post(`/invitations/inv_nonsense/${action}`).set(invitee.auth)).status).toBe(404);
+    }
+
+    const declined = await api(server).post(`/invitations/${fromOther.id}/decline`).set(invitee.auth).set('X-Request-Id', requestId('dec'));
+    expect(declined.status).toBe(204);
+    const accepted = await api(server).post(`/invitations/${fromOwner.id}/accept`).set(invitee.auth);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.organization).toMatchObject({ id: ws, role: 'editor' });
+    expect((await api(server).get('/invitations').set(invitee.auth)).body).toMatchObject({ invitations: [], total: 0 });
+    // Answered once: neither can be answered again, by id or by token.
+    expect((await api(server).post(`/invitations/${fromOther.id}/accept`).set(invitee.auth)).status).toBe(404);
+    expect((await api(server).post(`/invitations/${fromOther.token}/accept`).set(invitee.auth)).status).toBe(404);
+    expect((await api(server).post(`/invitations/${fromOwner.id}/decline`).set(invitee.auth)).status).toBe(404);
+    expect((await api(server).get(`/organizations/${other.workspace.id}`).set(invitee.auth)).status).toBe(404);
+
+    const declines = await auditEntries(server, other.auth, other.workspace.id, { action: 'invitation.declined' });
+    expect(declines).toEqual([expect.objectContaining({ actor_user_id: invitee.user.id, target_type: 'invitation', target_id: fromOther.id })]);
+    // A declined invitation frees its seat: the pro plan's 3 seats hold the owner and two new invitations.
+    expect((await add(server, other.auth, other.workspace.id, { email: uniqueEmail(), role: 'viewer' })).status).toBe(201);
+    expect((await add(server, other.auth, other.workspace.id, { email: uniqueEmail(), role: 'viewer' })).status).toBe(201);
+  });
+
+  it('revokes a pending invitation (owner): its id and token stop working, its seat is freed, and it is audited', async () => {
+    const o = await registerUser(server);
+    await setPlan(server, admin, o.workspace.id, 'pro');
+    const invitee = await registerUser(server);
+    const inv = (await add(server, o.auth, o.workspace.id, { email: invitee.user.email, role: 'viewer' })).body.invitation;
+    const revoke = (auth: Auth, wsId: string, id: string) => api(server).delete(`/organizations/${wsId}/invitations/${id}`).set(auth);
+
+    // Another organisation's owner, with their own workspace in the path, or a stranger with ours: 404.
+    const outsider = await registerUser(server);
+    expect((await revoke(outsider.auth, outsider.workspace.id, inv.id)).status).toBe(404);
+    expect((await revoke(outsider.auth, o.workspace.id, inv.id)).status).toBe(404);
+    expect((await revoke(o.auth, o.workspace.id, missingId('inv'))).status).toBe(404);
+    expect((await revoke(o.auth, o.workspace.id, 'not-an-id')).status).toBe(404);
+    // A member below owner is refused.
+    const adminMember = await registerUser(server);
+    await inviteAndAccept(server, o.auth, o.workspace.id, adminMember, 'admin');
+    const refused = await revoke(await switchTo(server, adminMember.auth, o.workspace.id), o.workspace.id, inv.id);
+    expect(refused.body).toMatchObject({ code: 'insufficient_role', details: { required: 'owner' } });
+    // Pro: 3 seats, owner + admin + the invitation. Full until it is revoked.
+    expect((await add(server, o.auth, o.workspace.id, { email: uniqueEmail(), role: 'viewer' })).body.code).toBe('member_limit_reached');
+
+    expect((await revoke(o.auth, o.workspace.id, inv.id).set('X-Request-Id', requestId('rev'))).status).toBe(204);
+    expect((await revoke(o.auth, o.workspace.id, inv.id)).status).toBe(404);
+    expect((await api(server).get('/invitations').set(invitee.auth)).body.total).toBe(0);
+    expect((await api(server).post(`/invitations/${inv.id}/accept`).set(invitee.auth)).status).toBe(404);
+    expect((await api(server).post(`/invitations/${inv.token}/accept`).set(invitee.auth)).status).toBe(404);
+    expect((await api(server).get(`/organizations/${o.workspace.id}/members`).set(o.auth)).body.invitations).toEqual([]);
+    expect((await add(server, o.auth, o.workspace.id, { email: uniqueEmail(), role: 'viewer' })).status).toBe(201);
+    const revoked = await auditEntries(server, o.auth, o.workspace.id, { action: 'invitation.revoked' });
+    expect(revoked).toEqual([expect.objectContaining({ actor_user_id: o.user.id, target_id: inv.id, details: { email: invitee.user.email, role: 'viewer' } })]);
   });
 
   it('only an owner manages members: an admin is refused with insufficient_role', async () => {
     const adm = await registerUser(server);
-    await add(server, owner.auth, ws, { user_id: adm.user.id, role: 'admin' });
+    await inviteAndAccept(server, owner.auth, ws, adm, 'admin');
     const auth = await switchTo(server, adm.auth, ws);
     const refused = await add(server, auth, ws, { email: uniqueEmail(), role: 'viewer' });
     expect(refused.status).toBe(403);
@@ -153,16 +255,17 @@ describe('organisations, members and invitations (contract §14)', () => {
     const pro = await registerUser(server);
     await setPlan(server, admin, pro.workspace.id, 'pro');
     const member = await registerUser(server);
-    expect((await add(server, pro.auth, pro.workspace.id, { user_id: member.user.id, role: 'viewer' })).status).toBe(201);
+    await inviteAndAccept(server, pro.auth, pro.workspace.id, member, 'viewer');
     expect((await add(server, pro.auth, pro.workspace.id, { email: uniqueEmail(), role: 'viewer' })).status).toBe(201);
     const third = await add(server, pro.auth, pro.workspace.id, { email: uniqueEmail(), role: 'viewer' });
     expect(third.body.code).toBe('member_limit_reached');
-    expect(await auditEntries(server, pro.auth, pro.workspace.id, { action: 'member.invited' })).toHaveLength(1);
+    expect(await auditEntries(server, pro.auth, pro.workspace.id, { action: 'member.invited' })).toHaveLength(2);
   });
 
   it('an invitation is accepted once, by the user with its email; registering with a token joins too', async () => {
     const email = uniqueEmail('accept');
-    const token = (await add(server, owner.auth, ws, { email, role: 'viewer' })).body.invitation.token as string;
+    const first = (await add(server, owner.auth, ws, { email, role: 'viewer' })).body.invitation as { id: string; token: string };
+    const token = first.token;
     const wrong = await registerUser(server);
     const mismatch = await api(server).post(`/invitations/${token}/accept`).set(wrong.auth);
     expect(mismatch.status).toBe(403);
@@ -176,7 +279,8 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect((await api(server).post('/invitations/pinv_nonsense/accept').set(invitee.auth)).status).toBe(404);
 
     const email2 = uniqueEmail('register');
-    const token2 = (await add(server, owner.auth, ws, { email: email2, role: 'editor' })).body.invitation.token as string;
+    const second = (await add(server, owner.auth, ws, { email: email2, role: 'editor' })).body.invitation as { id: string; token: string };
+    const token2 = second.token;
     const joined = await registerUser(server, { email: email2, invitation_token: token2 });
     const me = await api(server).get('/auth/me').set(joined.auth);
     expect(me.body.workspaces).toEqual(expect.arrayContaining([expect.objectContaining({ id: ws, role: 'editor' })]));
@@ -186,7 +290,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(reused.status).toBe(404);
     expect((await api(server).post('/auth/login').send({ email: email3, password: PASSWORD })).status).toBe(401);
     const accepts = await auditEntries(server, owner.auth, ws, { action: 'invitation.accepted' });
-    expect(accepts.filter((e) => e.target_type === 'invitation')).toHaveLength(2);
+    expect(accepts.filter((e) => e.target_type === 'invitation' && [first.id, second.id].includes(e.target_id))).toHaveLength(2);
   });
 
   it('changes roles, keeps the last owner (409 last_owner), lets a member leave, and a removed member is refused', async () => {
@@ -199,7 +303,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect((await api(server).delete(`/organizations/${wsId}/members/${o.user.id}`).set(o.auth)).body.code).toBe('last_owner');
 
     const m = await registerUser(server);
-    await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' });
+    await inviteAndAccept(server, o.auth, wsId, m, 'viewer');
     const promoted = await api(server).put(`/organizations/${wsId}/members/${m.user.id}`).set(o.auth).send({ role: 'editor' });
     expect(promoted.status).toBe(200);
     expect(promoted.body.member).toMatchObject({ user_id: m.user.id, role: 'editor' });
@@ -212,7 +316,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect((await api(server).get(`/organizations/${wsId}`).set(m.auth)).status).toBe(404);
 
     const leaver = await registerUser(server);
-    await add(server, o.auth, wsId, { user_id: leaver.user.id, role: 'viewer' });
+    await inviteAndAccept(server, o.auth, wsId, leaver, 'viewer');
     expect((await api(server).delete(`/organizations/${wsId}/members/${leaver.user.id}`).set(leaver.auth)).status).toBe(204);
     const removed = await auditEntries(server, o.auth, wsId, { action: 'member.removed' });
     expect(removed.map((e) => [e.target_id, e.details.left])).toEqual([[leaver.user.id, true], [m.user.id, false]]);
@@ -224,7 +328,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     const b = await registerUser(server);
     const wsId = a.workspace.id;
     await setPlan(server, admin, wsId, 'agency');
-    await add(server, a.auth, wsId, { user_id: b.user.id, role: 'owner' });
+    await inviteAndAccept(server, a.auth, wsId, b, 'owner');
     return { a, b, wsId, bAuth: await switchTo(server, b.auth, wsId) };
   }
 
@@ -256,18 +360,25 @@ describe('organisations, members and invitations (contract §14)', () => {
     const other = await registerUser(server);
     await setPlan(server, admin, u.workspace.id, 'pro');
     await setPlan(server, admin, other.workspace.id, 'pro');
-    // u makes `other` an owner of u's workspace; `other` removes u from it.
-    expect((await add(server, u.auth, u.workspace.id, { user_id: other.user.id, role: 'owner' })).status).toBe(201);
+    // u joins `other`'s workspace as a viewer, makes `other` an owner of u's workspace; `other` removes u from it.
+    await inviteAndAccept(server, other.auth, other.workspace.id, u, 'viewer');
+    await inviteAndAccept(server, u.auth, u.workspace.id, other, 'owner');
     const asOther = await switchTo(server, other.auth, u.workspace.id);
     expect((await api(server).delete(`/organizations/${u.workspace.id}/members/${u.user.id}`).set(asOther)).status).toBe(204);
-    const refused = await api(server).post('/auth/login').send({ email: u.user.email, password: PASSWORD });
-    expect([refused.status, refused.body.code]).toEqual([403, 'forbidden']);
-    // Back as a viewer of `other`'s workspace: a sign-in lands there.
-    expect((await add(server, other.auth, other.workspace.id, { user_id: u.user.id, role: 'viewer' })).status).toBe(201);
+    // A sign-in lands in the workspace u still has.
     const login = await api(server).post('/auth/login').send({ email: u.user.email, password: PASSWORD });
     expect(login.status).toBe(200);
     const me = await api(server).get('/auth/me').set({ Authorization: `Bearer ${login.body.access_token}` });
     expect(me.body).toMatchObject({ workspace: { id: other.workspace.id }, workspace_role: 'viewer', workspaces: [{ id: other.workspace.id, role: 'viewer' }] });
+
+    // v has no other workspace: removed from its own, v cannot sign in.
+    const v = await registerUser(server);
+    await setPlan(server, admin, v.workspace.id, 'pro');
+    await inviteAndAccept(server, v.auth, v.workspace.id, other, 'owner');
+    const otherInV = await switchTo(server, other.auth, v.workspace.id);
+    expect((await api(server).delete(`/organizations/${v.workspace.id}/members/${v.user.id}`).set(otherInV)).status).toBe(204);
+    const refused = await api(server).post('/auth/login').send({ email: v.user.email, password: PASSWORD });
+    expect([refused.status, refused.body.code]).toEqual([403, 'forbidden']);
   });
 
   it('writes exactly one audit entry per action, with actor and request id, and none for a failed action', async () => {
@@ -275,9 +386,12 @@ describe('organisations, members and invitations (contract §14)', () => {
     const wsId = o.workspace.id;
     await setPlan(server, admin, wsId, 'agency');
     const m = await registerUser(server);
-    const ids = { add: requestId('add'), role: requestId('role'), fail: requestId('fail'), remove: requestId('rm') };
-    expect((await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' }, ids.add)).status).toBe(201);
+    const ids = { add: requestId('add'), accept: requestId('acc'), role: requestId('role'), fail: requestId('fail'), remove: requestId('rm') };
+    const invited = await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' }, ids.add);
+    expect(invited.status).toBe(201);
     expect((await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' }, ids.fail)).status).toBe(409);
+    const accept = api(server).post(`/invitations/${invited.body.invitation.id}/accept`).set(m.auth).set('X-Request-Id', ids.accept);
+    expect((await accept).status).toBe(200);
     const demote = api(server).put(`/organizations/${wsId}/members/${o.user.id}`).set(o.auth).set('X-Request-Id', ids.fail).send({ role: 'viewer' });
     expect((await demote).status).toBe(409);
     await api(server).put(`/organizations/${wsId}/members/${m.user.id}`).set(o.auth).set('X-Request-Id', ids.role).send({ role: 'editor' }).expect(200);
@@ -286,7 +400,9 @@ describe('organisations, members and invitations (contract §14)', () => {
     const entries = await auditEntries(server, o.auth, wsId);
     const byRequest = (id: string) => entries.filter((e) => e.request_id === id);
     expect(byRequest(ids.fail)).toEqual([]);
-    expect(byRequest(ids.add)).toEqual([expect.objectContaining({ action: 'member.added', actor_user_id: o.user.id, actor_email: o.user.email, target_type: 'user', target_id: m.user.id, details: { role: 'viewer' } })]);
+    const inv = invited.body.invitation.id;
+    expect(byRequest(ids.add)).toEqual([expect.objectContaining({ action: 'member.invited', actor_user_id: o.user.id, actor_email: o.user.email, target_type: 'invitation', target_id: inv, details: { email: m.user.email, role: 'viewer' } })]);
+    expect(byRequest(ids.accept)).toEqual([expect.objectContaining({ action: 'invitation.accepted', actor_user_id: m.user.id, target_id: inv, details: { role: 'viewer' } })]);
     expect(byRequest(ids.role)).toEqual([expect.objectContaining({ action: 'member.role_changed', details: { from: 'viewer', to: 'editor' } })]);
     expect(byRequest(ids.remove)).toEqual([expect.objectContaining({ action: 'member.removed', target_id: m.user.id })]);
     expect(entries[0].created_at).toMatch(/Z$/);
@@ -296,28 +412,28 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(page1.body.next_before).toBe(page1.body.entries[1].id);
     const page2 = await api(server).get(`/organizations/${wsId}/audit-log`).set(o.auth).query({ limit: 2, before: page1.body.next_before });
     expect(page2.body.entries.map((e: { id: string }) => e.id)).toEqual(entries.slice(2, 4).map((e) => e.id));
-    expect((await api(server).get(`/organizations/${wsId}/audit-log`).set(o.auth).query({ actor_id: m.user.id })).body.entries).toEqual([]);
+    expect((await api(server).get(`/organizations/${wsId}/audit-log`).set(o.auth).query({ actor_id: m.user.id })).body.entries).toEqual(byRequest(ids.accept));
     expect((await api(server).get(`/organizations/${wsId}/audit-log`).set(o.auth).query({ limit: 201 })).status).toBe(400);
     expect((await api(server).get(`/organizations/${wsId}/audit-log`).set(o.auth).query({ action: 'nope' })).status).toBe(400);
   });
 
   it('the audit log is for admins and owners only', async () => {
     const ed = await registerUser(server);
-    await add(server, owner.auth, ws, { user_id: ed.user.id, role: 'editor' }).then((r) => expect(r.status).toBe(201));
+    await inviteAndAccept(server, owner.auth, ws, ed, 'editor');
     const res = await api(server).get(`/organizations/${ws}/audit-log`).set(await switchTo(server, ed.auth, ws));
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: 'insufficient_role', details: { required: 'admin' } });
   });
 });
 
-describe('expired invitations (INVITATION_TTL_HOURS shortened)', () => {
+describe('expired invitations (INVITATION_TTL_HOURS shortened), and tokens kept out of the access log', () => {
   let backing: Backing;
   let server: TestServer;
 
   beforeAll(async () => {
     backing = await createBacking();
-    // About 1.8 seconds.
-    server = await startServer(backing, { INVITATION_TTL_HOURS: '0.0005' });
+    // About 1.8 seconds; access log lines are at info.
+    server = await startServer(backing, { INVITATION_TTL_HOURS: '0.0005', LOG_LEVEL: 'info' });
   }, 120_000);
 
   afterAll(async () => {
@@ -325,11 +441,12 @@ describe('expired invitations (INVITATION_TTL_HOURS shortened)', () => {
     await backing?.cleanup();
   });
 
-  it('answers 410 invitation_expired to accepting or registering with an expired token, and creates no account', async () => {
+  it('answers 410 invitation_expired to accepting (by token or id), declining or registering with an expired invitation, and creates no account', async () => {
     const owner = await registerUser(server);
     await setPlan(server, await loginAdmin(server), owner.workspace.id, 'pro');
     const email = uniqueEmail('late');
-    const token = (await add(server, owner.auth, owner.workspace.id, { email, role: 'viewer' })).body.invitation.token as string;
+    const invitation = (await add(server, owner.auth, owner.workspace.id, { email, role: 'viewer' })).body.invitation as { id: string; token: string };
+    const token = invitation.token;
     await waitFor(async () => {
       const res = await api(server).get(`/organizations/${owner.workspace.id}/members`).set(owner.auth);
       return res.body.invitations.length === 0;
@@ -341,9 +458,35 @@ describe('expired invitations (INVITATION_TTL_HOURS shortened)', () => {
     expect((await api(server).post('/auth/login').send({ email, password: PASSWORD })).status).toBe(401);
 
     const user = await registerUser(server, { email });
-    const accept = await api(server).post(`/invitations/${token}/accept`).set(user.auth);
-    expect(accept.status).toBe(410);
-    // An expired invitation frees its seat.
+    expect((await api(server).get('/invitations').set(user.auth)).body.total).toBe(0);
+    for (const path of [`/invitations/${token}/accept`, `/invitations/${invitation.id}/accept`, `/invitations/${invitation.id}/decline`]) {
+      const res = await api(server).post(path).set(user.auth);
+      expect([path, res.status, res.body.code]).toEqual([path, 410, 'invitation_expired']);
+    }
+    // Someone else still gets 404 for the id, expired or not.
+    const stranger = await registerUser(server);
+    expect((await api(server).post(`/invitations/${invitation.id}/accept`).set(stranger.auth)).status).toBe(404);
+    // An expired invitation frees its seat, and may still be revoked.
     expect((await add(server, owner.auth, owner.workspace.id, { email: uniqueEmail(), role: 'viewer' })).status).toBe(201);
+    expect((await api(server).delete(`/organizations/${owner.workspace.id}/invitations/${invitation.id}`).set(owner.auth)).status).toBe(204);
+  });
+
+  it('never writes an invitation token into the access log, on the route or on a mistyped path', async () => {
+    const owner = await registerUser(server);
+    await setPlan(server, await loginAdmin(server), owner.workspace.id, 'pro');
+    const invitee = await registerUser(server);
+    const { token } = (await add(server, owner.auth, owner.workspace.id, { email: invitee.user.email, role: 'viewer' })).body.invitation as { token: string };
+    const ids = { typo: requestId('typo'), anon: requestId('anon'), accept: requestId('accept') };
+    expect((await api(server).post(`/invitations/${token}/acept`).set(invitee.auth).set('X-Request-Id', ids.typo)).status).toBe(404);
+    expect((await api(server).post(`/invitations/${token}/accept`).set('X-Request-Id', ids.anon)).status).toBe(401);
+    expect((await api(server).post(`/invitations/${token}/accept`).set(invitee.auth).set('X-Request-Id', ids.accept)).status).toBe(200);
+
+    const accessLines = () => server.output.join('').split('\n').filter((l) => l.includes('"msg":"request"'));
+    const lineOf = (id: string) => accessLines().find((l) => l.includes(id));
+    await waitFor(async () => Object.values(ids).every((id) => lineOf(id)), 10_000, 'the access log lines');
+    expect(JSON.parse(lineOf(ids.accept)!)).toMatchObject({ path: '/api/v1/invitations/:idOrToken/accept', status: 200 });
+    expect(JSON.parse(lineOf(ids.anon)!)).toMatchObject({ path: '/api/v1/invitations/:idOrToken/accept', status: 401 });
+    expect(JSON.parse(lineOf(ids.typo)!)).toMatchObject({ path: '/api/v1/invitations/[redacted]/acept', status: 404 });
+    expect(server.output.join('')).not.toContain(token.slice(5));
   });
 });

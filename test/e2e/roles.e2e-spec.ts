@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, connectSandbox, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { inviteAndAccept } from '../helpers/invitations.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
 
@@ -33,8 +34,7 @@ describe('workspace roles across every context (contract §14)', () => {
 
   async function join(role: 'admin' | 'editor' | 'viewer'): Promise<{ user: TestUser; auth: Auth }> {
     const user = await registerUser(server);
-    const added = await api(server).post(`/organizations/${ws}/members`).set(owner.auth).send({ user_id: user.user.id, role });
-    if (added.status !== 201) throw new Error(`add failed: ${added.status} ${JSON.stringify(added.body)}`);
+    await inviteAndAccept(server, owner.auth, ws, user, role);
     const sw = await api(server).post('/auth/switch-workspace').set(user.auth).send({ workspace_id: ws });
     if (sw.status !== 200) throw new Error(`switch failed: ${sw.status}`);
     return { user, auth: { Authorization: `Bearer ${sw.body.access_token}` } };

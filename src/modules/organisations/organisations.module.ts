@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { InvitationsController } from './api/invitations.controller.js';
 import { MembersController } from './api/members.controller.js';
 import { OrganisationsController } from './api/organisations.controller.js';
 import { InvitationsService } from './application/invitations.service.js';
@@ -10,7 +11,7 @@ import { OrganisationsRepository } from './infrastructure/organisations.reposito
 
 /** Organisations: workspaces as teams, their members, invitations and audit-log route (contract §14). */
 @Module({
-  controllers: [OrganisationsController, MembersController],
+  controllers: [OrganisationsController, MembersController, InvitationsController],
   providers: [OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
   exports: [OrganisationsFacade],
 })

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, type ErrorCode } from '../../core/index.js';
+import { loggablePath } from '../logging/path-redaction.js';
 import type { ErrorStatusMap } from './error-status.js';
 
 const STATUS_CODE: Record<number, ErrorCode> = {
@@ -32,7 +33,7 @@ export class AppExceptionFilter implements ExceptionFilter {
   reply(exception: unknown, req: Request, res: Response): void {
     const err = this.toAppError(exception, req);
     if (err.code === 'internal_error') {
-      this.logger.error({ msg: 'unhandled error', request_id: req.id, path: pathSent(req), err: describe(exception) });
+      this.logger.error({ msg: 'unhandled error', request_id: req.id, path: loggablePath(req), err: describe(exception) });
     }
     if (res.headersSent) return;
     const status = this.statuses[err.code];

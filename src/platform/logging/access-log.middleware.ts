@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { loggablePath } from './path-redaction.js';
 
 const logger = new Logger('Access');
 
-/** One line per request with its id, status and duration. */
+/** One line per request with its id, status and duration; secrets in the path are redacted (see path-redaction). */
 export function accessLog(req: Request, res: Response, next: NextFunction): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
@@ -13,7 +14,7 @@ export function accessLog(req: Request, res: Response, next: NextFunction): void
       msg: 'request',
       request_id: req.id,
       method: req.method,
-      path: req.path,
+      path: loggablePath(req),
       status: res.statusCode,
       duration_ms: Math.round(ms * 10) / 10,
       workspace_id: caller?.workspaceId,

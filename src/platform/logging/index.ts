@@ -1,2 +1,3 @@
 export * from './json-logger.js';
 export * from './access-log.middleware.js';
+export * from './path-redaction.js';

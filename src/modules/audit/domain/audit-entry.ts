@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'invitation.accepted',
   'invitation.revoked',
+  'invitation.declined',
   'workspace.created',
   'workspace.updated',
   'branding.updated',

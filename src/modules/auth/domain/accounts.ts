@@ -22,7 +22,7 @@ export interface Workspace {
   createdAt: Date;
 }
 
-/** A workspace as the admin search shows it: with the email of its first user. */
+/** A workspace as the admin search shows it: with the email of an owner (null if it has none left). */
 export interface WorkspaceWithOwner extends Workspace {
   ownerEmail: string | null;
 }

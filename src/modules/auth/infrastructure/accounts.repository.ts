@@ -113,14 +113,21 @@ export class AccountsRepository {
     return rows[0] ? { workspace: toWorkspace(rows[0]), from: rows[0].from_plan } : null;
   }
 
-  /** Workspaces whose owner (first user) email contains `emailFragment`, case-insensitively; newest first. */
+  /**
+   * Workspaces with an owner whose email contains `emailFragment`, case-insensitively; newest first.
+   * Owners are read from the memberships, not from whose home workspace it is: one made with
+   * `POST /organizations` is nobody's home. The answer names the longest-standing owner, or with a
+   * fragment, the longest-standing owner it matches.
+   */
   async findWorkspacesByOwnerEmail(emailFragment: string, req: PageRequest): Promise<Page<WorkspaceWithOwner>> {
     const pattern = `%${emailFragment.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const from = `FROM workspaces w
       LEFT JOIN LATERAL (
-        SELECT email FROM users WHERE workspace_id = w.id ORDER BY created_at, id LIMIT 1
+        SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.workspace_id = w.id AND m.role = 'owner' AND ($1 = '%%' OR lower(u.email) LIKE $1)
+        ORDER BY m.created_at, m.user_id LIMIT 1
       ) owner ON true
-      WHERE $1 = '%%' OR lower(owner.email) LIKE $1`;
+      WHERE $1 = '%%' OR owner.email IS NOT NULL`;
     const rows = await this.ds.query<Array<WorkspaceRow & { owner_email: string | null }>>(
       `SELECT ${WORKSPACE_COLUMNS}, owner.email AS owner_email ${from}
        ORDER BY w.created_at DESC, w.id DESC LIMIT $2 OFFSET $3`,

@@ -3,17 +3,18 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { AppError, pageOf, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
-import { InvitationsService } from '../application/invitations.service.js';
 import { MembersService } from '../application/members.service.js';
-import { AddedBody, invitationBody, MemberBody, memberBody, MemberListBody, OrganisationBody, organisationBody } from './dto/organisation.views.js';
+import { invitationBody, InvitedBody, MemberBody, memberBody, MemberListBody } from './dto/organisation.views.js';
 import { AddMemberDto, ChangeRoleDto } from './dto/organisations.dto.js';
 
 const WS = new IdParam('ws', 'Organization');
 const USER = new IdParam('user', 'Member');
+const INVITATION = new IdParam('inv', 'Invitation');
 
 /**
- * Members and invitations. As for organisations, `@MinRole('viewer')` admits members; the service
- * checks the role held in the path's workspace: owners manage members, anyone may leave.
+ * A workspace's members and the invitations it sent. As for organisations, `@MinRole('viewer')`
+ * admits members; the service checks the role held in the path's workspace: owners manage members
+ * and invitations, anyone may leave.
  */
 @ApiTags('organizations')
 @Controller()
@@ -21,10 +22,7 @@ const USER = new IdParam('user', 'Member');
 @MinRole('viewer')
 @ApiErrors('unauthorized', 'session_required', 'rate_limited', 'not_found')
 export class MembersController {
-  constructor(
-    private readonly members: MembersService,
-    private readonly invitations: InvitationsService,
-  ) {}
+  constructor(private readonly members: MembersService) {}
 
   @Get('organizations/:id/members')
   @ApiOperation({ summary: 'The members; admins and owners also see pending invitations.' })
@@ -37,16 +35,26 @@ export class MembersController {
 
   @Post('organizations/:id/members')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Add an existing user at once, or invite an email (the token is shown once). Owner.' })
-  @ApiCreatedResponse({ type: AddedBody })
+  @ApiOperation({
+    summary: 'Invite an email (or a user by id) to join; they accept or decline. The token is shown once. Owner.',
+    description: 'The answer is the same whether or not the email has an account: nobody joins without accepting.',
+  })
+  @ApiCreatedResponse({ type: InvitedBody })
   @ApiErrors('member_limit_reached', 'member_exists')
-  async add(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Body() dto: AddMemberDto): Promise<AddedBody> {
+  async add(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Body() dto: AddMemberDto): Promise<InvitedBody> {
     if (dto.email !== undefined && dto.user_id !== undefined) {
       throw new AppError('validation_failed', 'Give email or user_id, not both.', [{ field: 'user_id', message: 'give email or user_id, not both' }]);
     }
-    const added = await this.members.add(id, caller.userId, { email: dto.email, userId: dto.user_id }, dto.role);
-    if (added.kind === 'member') return { member: memberBody(added.member) };
-    return { invitation: { ...invitationBody(added.invitation), token: added.token } };
+    const issued = await this.members.invite(id, caller.userId, { email: dto.email, userId: dto.user_id }, dto.role);
+    return { invitation: { ...invitationBody(issued.invitation), token: issued.token } };
+  }
+
+  @Delete('organizations/:id/invitations/:invitationId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a pending invitation; its id and token stop working. Owner.' })
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  async revoke(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('invitationId', INVITATION) invitationId: string): Promise<void> {
+    await this.members.revokeInvitation(id, caller.userId, invitationId);
   }
 
   @Put('organizations/:id/members/:userId')
@@ -64,14 +72,5 @@ export class MembersController {
   @ApiErrors('last_owner')
   async remove(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('userId', USER) userId: string): Promise<void> {
     await this.members.remove(id, caller.userId, userId);
-  }
-
-  @Post('invitations/:token/accept')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Join the workspace of an invitation sent to your email. Used or unknown: 404; expired: 410.' })
-  @ApiOkResponse({ type: OrganisationBody })
-  @ApiErrors('invitation_expired', 'invitation_email_mismatch')
-  async accept(@CurrentCaller() caller: Caller, @Param('token') token: string): Promise<OrganisationBody> {
-    return { organization: organisationBody(await this.invitations.accept(token, caller.userId)) };
   }
 }

@@ -7,9 +7,9 @@ import { AppError, newId, roleAtLeast, type WorkspaceRole } from '../../../core/
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog } from '../../audit/index.js';
-import type { Invitation } from '../domain/invitation.js';
+import { sameEmail, type Invitation } from '../domain/invitation.js';
 import { hasFreeSeat, MEMBER_MANAGER_ROLE, memberChangeProblem, memberLimitOf } from '../domain/membership-rules.js';
-import type { Member, Organisation, Person } from '../domain/organisation.js';
+import type { Member, Organisation } from '../domain/organisation.js';
 import { OrganisationsRepository } from '../infrastructure/organisations.repository.js';
 import { insufficientRole, OrganisationAccess } from './organisation-access.js';
 
@@ -19,16 +19,21 @@ export interface MemberList {
   invitations: Invitation[] | null;
 }
 
-export type Addition = { kind: 'member'; member: Member } | { kind: 'invitation'; invitation: Invitation; token: string };
+/** A new invitation and its token, which is shown this once and stored only as a hash. */
+export interface IssuedInvitation {
+  invitation: Invitation;
+  token: string;
+}
 
 export function hashInvitationToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
 /**
- * A workspace's members: adding (or inviting), changing roles, removing. Each change locks the
- * workspace's memberships, checks the rules against what it locked, writes its audit entry in the
- * same transaction, and after commit moves the access stamp so sessions see the new roles.
+ * A workspace's members: inviting (and revoking invitations), changing roles, removing. Each change
+ * locks the workspace's memberships, checks the rules against what it locked, writes its audit
+ * entry in the same transaction, and after a role change or removal moves the access stamp so
+ * sessions see the new roles.
  */
 @Injectable()
 export class MembersService {
@@ -48,17 +53,29 @@ export class MembersService {
     return { members, invitations };
   }
 
-  /** An existing user (by id or email) joins at once; an unknown email gets an invitation. */
-  async add(workspaceId: string, actorId: string, who: { email?: string; userId?: string }, role: WorkspaceRole): Promise<Addition> {
-    const added = await inTransaction(this.ds, async (tx) => {
+  /**
+   * Nobody joins without consent: an email (or a user id, standing for that user's email) always
+   * gets an invitation the invitee must accept. Whether the email has an account changes nothing
+   * in the answer, nor in the work done for it.
+   */
+  async invite(workspaceId: string, actorId: string, who: { email?: string; userId?: string }, role: WorkspaceRole): Promise<IssuedInvitation> {
+    return inTransaction(this.ds, async (tx) => {
       const org = await this.lockAsManager(tx, workspaceId, actorId);
-      const person = await this.personOf(tx, who);
-      await this.assertNewcomer(tx, org, person, who.email);
-      if (person) return this.join(tx, workspaceId, actorId, person, role);
-      return this.invite(tx, workspaceId, actorId, who.email!, role);
+      const email = who.userId ? await this.emailOfUser(tx, who.userId) : who.email!;
+      await this.assertNewcomer(tx, org, email);
+      return this.issue(tx, workspaceId, actorId, email, role);
     });
-    await this.limiter.bumpAccessStamp(workspaceId);
-    return added;
+  }
+
+  /** By an owner, as inviting is. A closed invitation, or one of another workspace, is not found. */
+  async revokeInvitation(workspaceId: string, actorId: string, invitationId: string): Promise<void> {
+    await inTransaction(this.ds, async (tx) => {
+      await this.lockAsManager(tx, workspaceId, actorId);
+      const revoked = await this.repo.markRevoked(tx, workspaceId, invitationId, actorId);
+      if (!revoked) throw AppError.notFound('Invitation');
+      const details = { email: revoked.email, role: revoked.role };
+      await this.audit.record(tx, { workspaceId, actorUserId: actorId, action: 'invitation.revoked', targetType: 'invitation', targetId: revoked.id, details });
+    });
   }
 
   async changeRole(workspaceId: string, actorId: string, targetId: string, role: WorkspaceRole): Promise<Member> {
@@ -105,37 +122,30 @@ export class MembersService {
     return org;
   }
 
-  private async personOf(tx: Tx, who: { email?: string; userId?: string }): Promise<Person | null> {
-    if (!who.userId) return this.repo.findUserByEmail(who.email!, tx);
-    const person = await this.repo.findUser(who.userId, tx);
+  /** A user named by id: they have an account, so inviting them by id reveals nothing new. */
+  private async emailOfUser(tx: Tx, userId: string): Promise<string> {
+    const person = await this.repo.findUser(userId, tx);
     if (!person) throw AppError.notFound('User');
-    return person;
+    return person.email.toLowerCase();
   }
 
   /** Not a member yet, not invited yet, and a seat free (members and pending invitations count). */
-  private async assertNewcomer(tx: Tx, org: Organisation, person: Person | null, email: string | undefined): Promise<void> {
+  private async assertNewcomer(tx: Tx, org: Organisation, email: string): Promise<void> {
     const members = await this.repo.listMembers(org.id, tx);
     const pending = await this.repo.listPendingInvitations(org.id, tx);
-    if (person && members.some((m) => m.userId === person.id)) throw new AppError('member_exists', 'This user is already a member.');
-    const address = (person?.email ?? email ?? '').toLowerCase();
-    if (pending.some((i) => i.email.toLowerCase() === address)) throw new AppError('member_exists', 'This email already has a pending invitation.');
+    if (members.some((m) => sameEmail(m.email, email))) throw new AppError('member_exists', 'This email belongs to a member already.');
+    if (pending.some((i) => sameEmail(i.email, email))) throw new AppError('member_exists', 'This email already has a pending invitation.');
     if (!hasFreeSeat(org.plan, members.length, pending.length)) {
       const limit = memberLimitOf(org.plan);
       throw new AppError('member_limit_reached', `The ${org.plan} plan allows ${limit} members, pending invitations included.`, { limit, plan: org.plan });
     }
   }
 
-  private async join(tx: Tx, workspaceId: string, actorId: string, person: Person, role: WorkspaceRole): Promise<Addition> {
-    await this.repo.insertMembership(tx, workspaceId, person.id, role);
-    await this.audit.record(tx, { workspaceId, actorUserId: actorId, action: 'member.added', targetType: 'user', targetId: person.id, details: { role } });
-    return { kind: 'member', member: (await this.repo.findMember(workspaceId, person.id, tx))! };
-  }
-
-  private async invite(tx: Tx, workspaceId: string, actorId: string, email: string, role: WorkspaceRole): Promise<Addition> {
+  private async issue(tx: Tx, workspaceId: string, actorId: string, email: string, role: WorkspaceRole): Promise<IssuedInvitation> {
     const token = `pinv_${randomBytes(32).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.config.invitationTtlHours * 3600_000);
     const invitation = await this.repo.insertInvitation(tx, { id: newId('inv'), workspaceId, email, role, invitedBy: actorId, expiresAt, tokenHash: hashInvitationToken(token) });
     await this.audit.record(tx, { workspaceId, actorUserId: actorId, action: 'member.invited', targetType: 'invitation', targetId: invitation.id, details: { email, role } });
-    return { kind: 'invitation', invitation, token };
+    return { invitation, token };
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Plan, WorkspaceRole } from '../../../core/index.js';
+import { offsetOf, type Page, type PageRequest, type Plan, type WorkspaceRole } from '../../../core/index.js';
 import { changedRows, type Tx } from '../../../platform/database/index.js';
-import type { Invitation } from '../domain/invitation.js';
+import type { Invitation, ReceivedInvitation } from '../domain/invitation.js';
 import type { Member, Organisation, Person } from '../domain/organisation.js';
 
 interface OrganisationRow {
@@ -23,11 +23,24 @@ interface InvitationRow {
   invited_by: string | null;
   expires_at: Date;
   accepted_at: Date | null;
+  revoked_at: Date | null;
+  declined_at: Date | null;
   created_at: Date;
 }
 
+interface ReceivedRow extends InvitationRow {
+  workspace_name: string;
+  inviter_email: string | null;
+  inviter_name: string | null;
+}
+
 const ORG_COLUMNS = 'w.id, w.name, w.slug, w.plan, w.created_at, m.role';
-const INVITATION_COLUMNS = 'id, workspace_id, email, role, invited_by, expires_at, accepted_at, created_at';
+const invitationColumns = (a = '') =>
+  ['id', 'workspace_id', 'email', 'role', 'invited_by', 'expires_at', 'accepted_at', 'revoked_at', 'declined_at', 'created_at'].map((c) => `${a}${c}`).join(', ');
+const INVITATION_COLUMNS = invitationColumns();
+/** Neither accepted, revoked nor declined (expiry is checked apart: the partial index cannot hold the clock). */
+const openInvitation = (a = '') => `${a}accepted_at IS NULL AND ${a}revoked_at IS NULL AND ${a}declined_at IS NULL`;
+const OPEN = openInvitation();
 
 function toOrganisation(r: OrganisationRow): Organisation {
   return { id: r.id, name: r.name, slug: r.slug, plan: r.plan, createdAt: r.created_at, role: r.role };
@@ -42,8 +55,15 @@ function toInvitation(r: InvitationRow): Invitation {
     invitedBy: r.invited_by,
     expiresAt: r.expires_at,
     acceptedAt: r.accepted_at,
+    revokedAt: r.revoked_at,
+    declinedAt: r.declined_at,
     createdAt: r.created_at,
   };
+}
+
+function toReceived(r: ReceivedRow): ReceivedInvitation {
+  const inviter = r.inviter_email === null ? null : { email: r.inviter_email, displayName: r.inviter_name ?? '' };
+  return { invitation: toInvitation(r), organisationName: r.workspace_name, inviter };
 }
 
 /**
@@ -143,17 +163,17 @@ export class OrganisationsRepository {
     return rows[0] ?? null;
   }
 
-  /** Invitations not yet accepted and not expired. */
+  /** Invitations not yet answered or revoked, and not expired. */
   async listPendingInvitations(workspaceId: string, tx?: Tx): Promise<Invitation[]> {
     const rows: InvitationRow[] = await this.m(tx).query(
       `SELECT ${INVITATION_COLUMNS} FROM invitations
-       WHERE workspace_id = $1 AND accepted_at IS NULL AND expires_at > now() ORDER BY created_at, id`,
+       WHERE workspace_id = $1 AND ${OPEN} AND expires_at > now() ORDER BY created_at, id`,
       [workspaceId],
     );
     return rows.map(toInvitation);
   }
 
-  async insertInvitation(tx: Tx, inv: Omit<Invitation, 'acceptedAt' | 'createdAt'> & { tokenHash: string }): Promise<Invitation> {
+  async insertInvitation(tx: Tx, inv: Pick<Invitation, 'id' | 'workspaceId' | 'email' | 'role' | 'invitedBy' | 'expiresAt'> & { tokenHash: string }): Promise<Invitation> {
     const rows: InvitationRow[] = await tx.query(
       `INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${INVITATION_COLUMNS}`,
@@ -167,13 +187,54 @@ export class OrganisationsRepository {
     return rows[0] ? toInvitation(rows[0]) : null;
   }
 
-  /** Single use: only one of two concurrent acceptances changes the row; the other answers null. */
+  async findInvitation(id: string, tx?: Tx): Promise<Invitation | null> {
+    const rows: InvitationRow[] = await this.m(tx).query(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE id = $1`, [id]);
+    return rows[0] ? toInvitation(rows[0]) : null;
+  }
+
+  /**
+   * The pending, unexpired invitations sent to `email` (case ignored), across workspaces, oldest
+   * first, with the workspace's name and the inviter as they are now.
+   */
+  async listReceived(email: string, req: PageRequest): Promise<Page<ReceivedInvitation>> {
+    const where = `WHERE lower(i.email) = lower($1) AND ${openInvitation('i.')} AND i.expires_at > now()`;
+    const rows: ReceivedRow[] = await this.ds.query(
+      `SELECT ${invitationColumns('i.')}, w.name AS workspace_name, u.email AS inviter_email, u.display_name AS inviter_name
+       FROM invitations i JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN users u ON u.id = i.invited_by
+       ${where} ORDER BY i.created_at, i.id LIMIT $2 OFFSET $3`,
+      [email, req.pageSize, offsetOf(req)],
+    );
+    const counted: Array<{ total: number }> = await this.ds.query(`SELECT count(*)::int AS total FROM invitations i ${where}`, [email]);
+    return { items: rows.map(toReceived), page: req.page, pageSize: req.pageSize, total: counted[0].total };
+  }
+
+  /** Single use: only one of two concurrent answers (or a revocation) changes the row; the others answer null. */
   async markAccepted(tx: Tx, invitationId: string, userId: string): Promise<Invitation | null> {
     const rows = await changedRows<InvitationRow>(
       tx,
       `UPDATE invitations SET accepted_at = now(), accepted_by = $2
-       WHERE id = $1 AND accepted_at IS NULL AND expires_at > now() RETURNING ${INVITATION_COLUMNS}`,
+       WHERE id = $1 AND ${OPEN} AND expires_at > now() RETURNING ${INVITATION_COLUMNS}`,
       [invitationId, userId],
+    );
+    return rows[0] ? toInvitation(rows[0]) : null;
+  }
+
+  async markDeclined(tx: Tx, invitationId: string): Promise<Invitation | null> {
+    const rows = await changedRows<InvitationRow>(
+      tx,
+      `UPDATE invitations SET declined_at = now() WHERE id = $1 AND ${OPEN} AND expires_at > now() RETURNING ${INVITATION_COLUMNS}`,
+      [invitationId],
+    );
+    return rows[0] ? toInvitation(rows[0]) : null;
+  }
+
+  /** An expired invitation may still be revoked (it closes it); an answered or revoked one may not. */
+  async markRevoked(tx: Tx, workspaceId: string, invitationId: string, userId: string): Promise<Invitation | null> {
+    const rows = await changedRows<InvitationRow>(
+      tx,
+      `UPDATE invitations SET revoked_at = now(), revoked_by = $3
+       WHERE id = $2 AND workspace_id = $1 AND ${OPEN} RETURNING ${INVITATION_COLUMNS}`,
+      [workspaceId, invitationId, userId],
     );
     return rows[0] ? toInvitation(rows[0]) : null;
   }

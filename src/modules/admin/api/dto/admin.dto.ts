@@ -6,7 +6,7 @@ import { WorkspaceView } from '../../../auth/index.js';
 import { LedgerEntryView } from '../../../billing/index.js';
 
 export class WorkspaceSearchQuery extends PageQueryDto {
-  @ApiPropertyOptional({ description: "Text contained in the owner's email (case-insensitive)." })
+  @ApiPropertyOptional({ description: "Text contained in an owner's email (case-insensitive); owners are read from the memberships." })
   @IsOptional()
   @Trim()
   @IsString()
@@ -38,7 +38,7 @@ export class AdjustCreditsDto {
 }
 
 export class AdminWorkspaceView extends WorkspaceView {
-  @ApiProperty() owner_email!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'An owner\'s email: the longest-standing owner, or the one the email filter matched.' }) owner_email!: string | null;
 }
 
 export class AdminWorkspacePage {

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BrandingBody } from '../../branding/index.js';
 import { PLANS, WORKSPACE_ROLES } from '../../../../core/index.js';
 import { AUDIT_ACTIONS, type AuditEntry } from '../../../audit/index.js';
-import type { Invitation } from '../../domain/invitation.js';
+import type { Invitation, ReceivedInvitation } from '../../domain/invitation.js';
 import type { Member, Organisation } from '../../domain/organisation.js';
 
 /** Wire shapes of organisations (contract §14). */
@@ -16,6 +16,18 @@ export function memberBody(m: Member) {
 
 export function invitationBody(i: Invitation) {
   return { id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString() };
+}
+
+export function receivedInvitationBody(r: ReceivedInvitation) {
+  const i = r.invitation;
+  return {
+    id: i.id,
+    organization: { id: i.workspaceId, name: r.organisationName },
+    role: i.role,
+    invited_by: r.inviter ? { email: r.inviter.email, display_name: r.inviter.displayName } : null,
+    expires_at: i.expiresAt.toISOString(),
+    created_at: i.createdAt.toISOString(),
+  };
 }
 
 export function auditEntryBody(e: AuditEntry) {
@@ -87,9 +99,34 @@ export class MemberBody {
   @ApiProperty({ type: MemberView }) member!: MemberView;
 }
 
-export class AddedBody {
-  @ApiPropertyOptional({ type: MemberView, description: 'When an existing user joined.' }) member?: MemberView;
-  @ApiPropertyOptional({ type: CreatedInvitationView, description: 'When an invitation was made.' }) invitation?: CreatedInvitationView;
+export class InvitedBody {
+  @ApiProperty({ type: CreatedInvitationView, description: 'The same shape whether or not the email has an account.' }) invitation!: CreatedInvitationView;
+}
+
+export class InvitingOrganisationView {
+  @ApiProperty({ example: 'ws_01J0000000000000000000000' }) id!: string;
+  @ApiProperty() name!: string;
+}
+
+export class InviterView {
+  @ApiProperty() email!: string;
+  @ApiProperty() display_name!: string;
+}
+
+export class ReceivedInvitationView {
+  @ApiProperty({ example: 'inv_01J0000000000000000000000', description: 'Accept or decline by this id.' }) id!: string;
+  @ApiProperty({ type: InvitingOrganisationView }) organization!: InvitingOrganisationView;
+  @ApiProperty({ enum: WORKSPACE_ROLES, description: 'Your role once you accept.' }) role!: string;
+  @ApiProperty({ type: InviterView, nullable: true, description: 'Null when the inviter has since deleted their account.' }) invited_by!: InviterView | null;
+  @ApiProperty({ format: 'date-time' }) expires_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class ReceivedInvitationListBody {
+  @ApiProperty({ type: [ReceivedInvitationView] }) invitations!: ReceivedInvitationView[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
 }
 
 export class AuditEntryView {

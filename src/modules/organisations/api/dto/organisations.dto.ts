@@ -41,7 +41,7 @@ export class UpdateOrganisationDto {
 }
 
 export class AddMemberDto {
-  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Who to add; an unknown email gets an invitation. Give email or user_id.' })
+  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Who to invite (they must accept). Give email or user_id.' })
   @ValidateIf((o: AddMemberDto) => o.user_id === undefined || o.email !== undefined)
   @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
   @IsString()
@@ -49,7 +49,7 @@ export class AddMemberDto {
   @IsEmail({}, { message: 'email must be an email address' })
   email?: string;
 
-  @ApiPropertyOptional({ example: 'user_01J0000000000000000000000', description: 'An existing user to add (instead of email).' })
+  @ApiPropertyOptional({ example: 'user_01J0000000000000000000000', description: "A user to invite by their account's email (instead of email)." })
   @ValidateIf((o: AddMemberDto) => o.email === undefined || o.user_id !== undefined)
   @IsString()
   @Matches(new RegExp(`^user_${ULID}$`), { message: 'user_id must be a user id (user_…)' })
