@@ -126,7 +126,7 @@ export class SessionsRepository {
   }
 
   /** Ends a session: its access tokens and its whole refresh-token family stop working at once. */
-  async revokeSession(sessionId: string, reason: string): Promise<void> {
-    await this.ds.query('UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL', [sessionId, reason]);
+  async revokeSession(tx: Tx, sessionId: string, reason: string): Promise<void> {
+    await tx.query('UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL', [sessionId, reason]);
   }
 }
