@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
+import { AppError, newId, type Caller, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
+import { AuditLog } from '../../audit/index.js';
 import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Character, type CharacterInput } from '../domain/character.js';
 import type { CharacterJson } from '../infrastructure/character-json.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
@@ -23,6 +24,7 @@ export class CharactersService {
     private readonly cloner: CharacterCloner,
     private readonly files: CharacterFiles,
     private readonly jobs: Jobs,
+    private readonly audit: AuditLog,
   ) {}
 
   create(workspaceId: string, input: CharacterInput & { name: string; niche: string }): Promise<Character> {
@@ -93,13 +95,15 @@ export class CharactersService {
    * transfers and posts; then, once that committed and before answering, every file of theirs
    * (best effort, a failure logged): signed URLs still in someone's hands find nothing.
    */
-  async delete(workspaceId: string, id: string): Promise<void> {
+  async delete(actor: Pick<Caller, 'workspaceId' | 'userId'>, id: string): Promise<void> {
+    const { workspaceId } = actor;
     const keys = await inTransaction(this.ds, async (tx) => {
       const current = await this.characters.find(tx, workspaceId, id, { lock: true });
       if (!current) throw AppError.notFound('Character');
       const images = await this.images.listForCharacter(tx, workspaceId, id);
       const owned = await this.files.keysOf(tx, workspaceId, id);
       await this.characters.delete(tx, workspaceId, id);
+      await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'character.deleted', targetType: 'character', targetId: id, details: { name: current.name } });
       return [...images.map((i) => i.storageKey), ...owned];
     });
     await this.cloner.removeQuietly(keys);
