@@ -135,8 +135,9 @@ export class VoiceService {
           jobId: created.id,
           creditsCharged: credits,
         });
-        const details = { character_id: characterId, name: input.name, samples: samples.length, credits, job_id: created.id };
-        await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'voice.clone_started', targetType: 'voice', targetId: recordId, details });
+        // The character is the target: the voice record's own id is never shown by the API.
+        const details = { name: input.name, samples: samples.length, credits, job_id: created.id };
+        await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'voice.clone_started', targetType: 'character', targetId: characterId, details });
         return created;
       });
     } catch (err) {
