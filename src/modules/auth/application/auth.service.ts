@@ -16,7 +16,7 @@ import { PasswordHasher } from './password-hasher.js';
 import { PasswordRules } from './password-rules.js';
 import { SessionCheck } from './session-check.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
-import { SignInAudit } from './sign-in-audit.js';
+import { SignInAudit, type SessionRef } from './sign-in-audit.js';
 
 export interface Registration {
   email: string;
@@ -138,26 +138,25 @@ export class AuthService {
 
   /** Ends the caller's session, and the session of `refreshToken` too when it is another of the caller's own. */
   async logout(caller: Caller, refreshToken?: string): Promise<void> {
-    const ended = [caller.sessionId ? { sessionId: caller.sessionId, userId: caller.userId, workspaceId: caller.workspaceId } : null];
+    const ending: SessionRef[] = caller.sessionId ? [{ sessionId: caller.sessionId, userId: caller.userId, workspaceId: caller.workspaceId }] : [];
     if (refreshToken) {
       const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
-      if (stored?.userId === caller.userId && stored.sessionId !== caller.sessionId) ended.push(stored);
+      if (stored?.userId === caller.userId && stored.sessionId !== caller.sessionId) ending.push(stored);
     }
-    for (const session of ended) {
-      if (session) await this.endSession(session, 'logout', (tx) => this.signIns.signedOut(tx, session));
+    for (const session of ending) {
+      // A retried logout moves the stamp again but is not a second sign-out.
+      await this.endSession(session, 'logout', async (tx, endedNow) => (endedNow ? this.signIns.signedOut(tx, session) : undefined));
     }
   }
 
   /**
-   * Revokes the session, then moves its workspace's access stamp so no instance reuses its old
+   * Revokes the session and records why in the same transaction (`record` is told whether this
+   * call ended it), then moves its workspace's access stamp so no instance reuses its old
    * check. The stamp moves even when the session had already ended: a retried logout whose first
    * attempt revoked the session but failed to reach Redis still gets the stamp moved.
    */
-  private async endSession(session: { sessionId: string; workspaceId: string }, reason: string, record: (tx: Tx) => Promise<void>): Promise<void> {
-    await inTransaction(this.ds, async (tx) => {
-      await this.sessions.revokeSession(tx, session.sessionId, reason);
-      await record(tx);
-    });
+  private async endSession(session: SessionRef, reason: string, record: (tx: Tx, endedNow: boolean) => Promise<void>): Promise<void> {
+    await inTransaction(this.ds, async (tx) => record(tx, await this.sessions.revokeSession(tx, session.sessionId, reason)));
     await this.limiter.bumpAccessStamp(session.workspaceId);
   }
 
