@@ -31,8 +31,9 @@ async function main(): Promise<number> {
   const ds = new DataSource(dataSourceOptions(config, await resolveDatabaseUrl(config)));
   try {
     await ds.initialize();
-    const outcome = await AdminAccounts.standalone(ds).ensureAdmin(email, password);
+    const { outcome, weakPassword } = await AdminAccounts.standalone(ds).ensureAdmin(email, password, { refuseGuessable: config.production });
     process.stdout.write(`${MESSAGES[outcome]} ${email.trim().toLowerCase()}\n`);
+    if (weakPassword) console.error(`Warning: ${weakPassword}. Production (NODE_ENV=production) refuses it.`);
     return 0;
   } finally {
     if (ds.isInitialized) await ds.destroy();

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import sharp from 'sharp';
-import { api, loginAdmin, missingId, registerUser, root, type TestUser } from '../helpers/api.js';
-import { ADMIN_EMAIL, createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
+import { api, connectSandbox, grantCredits, loginAdmin, missingId, registerUser, root, setPlan, type TestUser } from '../helpers/api.js';
+import { toneWav } from '../helpers/media.js';
+import { ADMIN_EMAIL, createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 
 type Row = Record<string, any>;
 type Auth = { Authorization: string };
@@ -11,7 +12,7 @@ interface Actor {
   email: string;
 }
 
-const ENV = { RUN_JOBS_IN_API: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50', LORA_PROVIDER: 'local', SELFHOSTED_HEALTH_INTERVAL_MS: '0' };
+const ENV = { RUN_JOBS_IN_API: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50', LORA_PROVIDER: 'local', VOICE_PROVIDER: 'local', SELFHOSTED_HEALTH_INTERVAL_MS: '0' };
 const ENDPOINT_SECRET = 'gpu-operator:audit-s3cret-7c1e';
 
 let seq = 0;
@@ -236,6 +237,157 @@ describe('audit log wiring', () => {
       const removed = rid('endpoint-remove');
       expect((await as(admin, removed).delete(`/admin/selfhosted/endpoints/${endpointId}`)).status).toBe(204);
       await expectOne(removed, { ...endpoint, action: 'selfhosted.endpoint_removed' });
+    });
+  });
+  /**
+   * The changes of issue 24 (item 5), read back the way a workspace admin reads them: through
+   * GET /organizations/{id}/audit-log, each found by the request id of the call that made it.
+   */
+  describe('read through GET /organizations/{id}/audit-log', () => {
+    let editor: TestUser;
+    let reader: Auth;
+
+    /** A second session of `user`, so the log stays readable after the tested one ends. */
+    const secondSession = async (user: TestUser): Promise<Auth> => {
+      const res = await api(server).post('/auth/login').send({ email: user.user.email, password: 'correct-horse-battery' });
+      expect(res.status).toBe(200);
+      return { Authorization: `Bearer ${res.body.access_token as string}` };
+    };
+    const logged = async (workspaceId: string, auth: Auth, requestId: string): Promise<Row[]> => {
+      const res = await api(server).get(`/organizations/${workspaceId}/audit-log`).query({ limit: 200 }).set(auth);
+      expect(res.status).toBe(200);
+      return (res.body.entries as Row[]).filter((e) => e.request_id === requestId);
+    };
+    async function expectLogged(requestId: string, want: { action: string; targetType: string; targetId: unknown; details?: Row }, user = editor, auth = reader): Promise<Row> {
+      const rows = await logged(user.workspace.id, auth, requestId);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        actor_user_id: user.user.id, actor_email: user.user.email, action: want.action, target_type: want.targetType, target_id: want.targetId,
+        ...(want.details ? { details: want.details } : {}),
+      });
+      return rows[0];
+    }
+    const expectNothingLogged = async (requestId: string, user = editor, auth = reader) => expect(await logged(user.workspace.id, auth, requestId)).toEqual([]);
+    const sessionOf = (accessToken: string): string => JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
+    const itemStatus = async (id: string): Promise<string | undefined> => (await api(server).get(`/content/${id}`).set(editor.auth)).body.item?.status as string | undefined;
+
+    beforeAll(async () => {
+      editor = await registerUser(server);
+      reader = await secondSession(editor);
+      await setPlan(server, admin, editor.workspace.id, 'pro');
+      await grantCredits(server, admin, editor.workspace.id, 2000);
+    }, 60_000);
+
+    it('a character deletion names the character; deleting it again (404) records nothing', async () => {
+      const characterId = await createCharacter(editor, 'Lea Brandt');
+      const id = rid('character-delete');
+      expect((await as(editor.auth, id).delete(`/characters/${characterId}`)).status).toBe(204);
+      await expectLogged(id, { action: 'character.deleted', targetType: 'character', targetId: characterId, details: { name: 'Lea Brandt' } });
+      const again = rid('character-delete-again');
+      expect((await as(editor.auth, again).delete(`/characters/${characterId}`)).status).toBe(404);
+      await expectNothingLogged(again);
+    });
+
+    it('reject, approve, per-medium review, publish-now and content deletion are one entry each; a refused approve records nothing', async () => {
+      const characterId = await createCharacter(editor, 'Omar Reyes');
+      await connectSandbox(server, editor, 'instagram');
+      const generated = await api(server).post('/content/generate').set(editor.auth).send({ character_id: characterId, platform: 'instagram', prompt: 'Harbour at dawn' });
+      expect(generated.status).toBe(201);
+      const itemId = generated.body.item.id as string;
+      await waitFor(async () => (await itemStatus(itemId)) === 'ready', 60_000, 'the item to be ready');
+      const review = (action: string, requestId: string, body?: object) => as(editor.auth, requestId).post(`/characters/${characterId}/content/${itemId}/${action}`, body);
+      const onItem = { targetType: 'content', targetId: itemId };
+
+      const rejected = rid('reject');
+      expect((await review('reject', rejected, { reason: 'off brand' })).status).toBe(200);
+      await expectLogged(rejected, { ...onItem, action: 'content.rejected', details: { character_id: characterId, from: 'ready', to: 'rejected', reason: 'off brand' } });
+      const approved = rid('approve');
+      expect((await review('approve', approved)).status).toBe(200);
+      await expectLogged(approved, { ...onItem, action: 'content.approved', details: { character_id: characterId, from: 'rejected', to: 'approved' } });
+      const refused = rid('approve-refused');
+      expect((await review('approve', refused)).status).toBe(409);
+      await expectNothingLogged(refused);
+      const medium = rid('media-approve');
+      const mediumRes = await review('media/0/approve', medium);
+      expect(mediumRes.status).toBe(200);
+      await expectLogged(medium, { ...onItem, action: 'content.media_reviewed', details: { media_index: 0, decision: 'approve', from: 'approved', to: mediumRes.body.item.status } });
+
+      const scheduled = await api(server).post(`/content/${itemId}/schedule`).set(editor.auth).send({ scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+      expect(scheduled.status).toBe(201);
+      const postId = scheduled.body.scheduled_posts[0].id as string;
+      const published = rid('publish-now');
+      expect((await as(editor.auth, published).post(`/schedule/${postId}/publish-now`)).status).toBe(200);
+      await expectLogged(published, { action: 'post.publish_requested', targetType: 'scheduled_post', targetId: postId, details: { content_id: itemId, platform: 'instagram' } });
+      const twice = rid('publish-now-again');
+      expect((await as(editor.auth, twice).post(`/schedule/${postId}/publish-now`)).status).toBe(409);
+      await expectNothingLogged(twice);
+
+      const removed = rid('content-delete');
+      expect((await as(editor.auth, removed).delete(`/content/${itemId}`)).status).toBe(204);
+      await expectLogged(removed, { ...onItem, action: 'content.deleted', details: { character_id: characterId, status: 'published', platform: 'instagram' } });
+    });
+
+    it('a LoRA removal names the LoRA and the character', async () => {
+      const characterId = await createCharacter(editor, 'Mila Novak');
+      const upload = api(server).post(`/characters/${characterId}/lora/images`).set(editor.auth);
+      const files = await Promise.all(Array.from({ length: 10 }, (_, i) => trainingPng(i)));
+      files.forEach((bytes, i) => void upload.attach('images', bytes, { filename: `img${i}.png`, contentType: 'image/png' }));
+      expect((await upload).status).toBe(201);
+      const trained = await api(server).post(`/characters/${characterId}/lora/train`).set(editor.auth).send({ base_model: 'flux-dev' });
+      expect(trained.status).toBe(202);
+      const removed = rid('lora-delete');
+      expect((await as(editor.auth, removed).delete(`/characters/${characterId}/lora`)).status).toBe(204);
+      const row = await expectLogged(removed, { action: 'lora.deleted', targetType: 'lora', targetId: trained.body.lora.id, details: { character_id: characterId } });
+      expect(['queued', 'training', 'ready']).toContain(row.details.was);
+    });
+
+    it('a voice clone names the character, the job and the sample count; a refused clone records nothing', async () => {
+      const characterId = await createCharacter(editor, 'Ivo Santos');
+      const refused = rid('clone-refused');
+      expect((await as(editor.auth, refused).post(`/characters/${characterId}/voice-clone`, { name: 'Ivo' })).status).toBe(400);
+      await expectNothingLogged(refused);
+      const started = rid('clone');
+      const req = api(server).post(`/characters/${characterId}/voice-clone`).set(editor.auth).set('X-Request-Id', started).field('name', 'Ivo warm');
+      [toneWav(140, 2, { pulseHz: 4 }), toneWav(150, 2, { pulseHz: 4 })].forEach((f, i) => void req.attach('samples', f, { filename: `s${i}.wav`, contentType: 'audio/wav' }));
+      const res = await req;
+      expect(res.status).toBe(202);
+      await expectLogged(started, { action: 'voice.clone_started', targetType: 'character', targetId: characterId, details: { name: 'Ivo warm', samples: 2, credits: 50, job_id: res.body.job.id } });
+    });
+
+    it('sign-in and sign-out name the session, never the password; a wrong password records nothing', async () => {
+      const user = await registerUser(server);
+      const watcher = await secondSession(user);
+      const wrong = rid('login-wrong');
+      expect((await api(server).post('/auth/login').set('X-Request-Id', wrong).send({ email: user.user.email, password: 'not-the-password-1' })).status).toBe(401);
+      await expectNothingLogged(wrong, user, watcher);
+      const signedIn = rid('login');
+      const login = await api(server).post('/auth/login').set('X-Request-Id', signedIn).set('User-Agent', 'audit-e2e/1.0').send({ email: user.user.email, password: 'correct-horse-battery' });
+      expect(login.status).toBe(200);
+      const sessionId = sessionOf(login.body.access_token as string);
+      const row = await expectLogged(signedIn, { action: 'auth.login', targetType: 'session', targetId: sessionId, details: { user_agent: 'audit-e2e/1.0' } }, user, watcher);
+      expect(row.details.ip).toEqual(expect.any(String));
+      expect(JSON.stringify(row)).not.toContain('correct-horse-battery');
+      const signedOut = rid('logout');
+      expect((await api(server).post('/auth/logout').set({ Authorization: `Bearer ${login.body.access_token as string}` }).set('X-Request-Id', signedOut).send({})).status).toBe(204);
+      await expectLogged(signedOut, { action: 'auth.logout', targetType: 'session', targetId: sessionId, details: {} }, user, watcher);
+    });
+
+    it('a reused refresh token ends its session, is recorded against the token owner and logs one JSON warn line', async () => {
+      const user = await registerUser(server);
+      const watcher = await secondSession(user);
+      const sessionId = sessionOf(user.token);
+      expect((await api(server).post('/auth/refresh').send({ refresh_token: user.refreshToken })).status).toBe(200);
+      const reused = rid('refresh-reused');
+      const res = await api(server).post('/auth/refresh').set('X-Request-Id', reused).send({ refresh_token: user.refreshToken });
+      expect([res.status, res.body.code]).toEqual([401, 'refresh_token_reused']);
+      const row = await expectLogged(reused, { action: 'auth.refresh_token_reused', targetType: 'session', targetId: sessionId }, user, watcher);
+      expect(JSON.stringify(row)).not.toContain(user.refreshToken);
+      const warned = await waitFor(async () => {
+        const lines = server.output.join('').split('\n').filter((l) => l.startsWith('{') && l.endsWith('}'));
+        return lines.map((l) => JSON.parse(l) as Row).find((l) => l.level === 'warn' && l.session_id === sessionId);
+      }, 5_000, 'the reuse warn line');
+      expect(warned).toMatchObject({ level: 'warn', msg: 'refresh token reused; session ended', user_id: user.user.id, workspace_id: user.workspace.id });
+      expect(JSON.stringify(warned)).not.toContain(user.refreshToken);
     });
   });
 });

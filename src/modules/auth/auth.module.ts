@@ -10,11 +10,14 @@ import { AdminAccounts } from './application/admin-accounts.js';
 import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
+import { PasswordRules } from './application/password-rules.js';
 import { SessionCheck } from './application/session-check.js';
 import { SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
+import { SignInAudit } from './application/sign-in-audit.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
+import { CommonPasswords } from './infrastructure/common-passwords.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session strategies the global guard and the socket gateway use. */
 @Module({
@@ -28,8 +31,11 @@ import { SessionsRepository } from './infrastructure/sessions.repository.js';
     AccountsRepository,
     SessionsRepository,
     PasswordHasher,
+    CommonPasswords,
+    PasswordRules,
     AccessTokens,
     SessionsService,
+    SignInAudit,
     AuthService,
     AccountsFacade,
     AdminAccounts,

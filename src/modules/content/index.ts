@@ -4,7 +4,7 @@ export { ContentFacade, type FinishedVideo } from './application/content.facade.
 export type { CalendarPost, CalendarPostsSource } from './application/calendar-posts.js';
 export type { Ordered } from './application/content-generation.service.js';
 export type { ItemView } from './application/content-views.js';
-export type { ReviewChange } from './application/item-reviews.js';
+export type { ReviewChange, ReviewRecorder } from './application/item-reviews.js';
 export { CONTENT_STATUSES } from './domain/content-item.js';
 export type { ContentItem, ContentStatus, ContentType, ReviewStatus, StoredMedia, Variant } from './domain/content-item.js';
 export { canTransition, nextStatus } from './domain/content-status.js';

@@ -28,6 +28,17 @@ export const AUDIT_ACTIONS = [
   'selfhosted.endpoint_added',
   'selfhosted.endpoint_changed',
   'selfhosted.endpoint_removed',
+  'character.deleted',
+  'content.deleted',
+  'content.approved',
+  'content.rejected',
+  'content.media_reviewed',
+  'lora.deleted',
+  'voice.clone_started',
+  'post.publish_requested',
+  'auth.login',
+  'auth.logout',
+  'auth.refresh_token_reused',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -56,8 +56,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Trade a refresh token for a new token pair; a reused token ends its session.' })
   @ApiOkResponse({ type: SignedInView })
   @ApiErrors('invalid_refresh_token', 'refresh_token_reused', 'rate_limited')
-  async refresh(@Body() dto: RefreshDto) {
-    return signedInBody(await this.auth.refresh(dto.refresh_token));
+  async refresh(@Body() dto: RefreshDto, @Req() req: Request) {
+    return signedInBody(await this.auth.refresh(dto.refresh_token, clientOf(req)));
   }
 
   @Get('me')

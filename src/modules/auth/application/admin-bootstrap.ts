@@ -15,7 +15,8 @@ export class AdminBootstrap implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const { adminEmail, adminPassword } = this.config;
     if (!adminEmail || !adminPassword) return;
-    const outcome = await this.admins.ensureAdmin(adminEmail, adminPassword);
+    const { outcome, weakPassword } = await this.admins.ensureAdmin(adminEmail, adminPassword, { refuseGuessable: this.config.production });
     if (outcome !== 'unchanged') this.logger.log({ msg: `admin account ${outcome}`, email: adminEmail });
+    if (weakPassword) this.logger.warn({ msg: 'ADMIN_PASSWORD is guessable; production refuses it', reason: weakPassword });
   }
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, newId, type Caller, type WorkspaceRole } from '../../../core/index.js';
-import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { OrganisationsFacade } from '../../organisations/index.js';
@@ -13,8 +13,10 @@ import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
+import { PasswordRules } from './password-rules.js';
 import { SessionCheck } from './session-check.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
+import { SignInAudit, type SessionRef } from './sign-in-audit.js';
 
 export interface Registration {
   email: string;
@@ -49,16 +51,19 @@ export class AuthService {
     private readonly sessionTokens: SessionsService,
     private readonly authenticator: SessionCheck,
     private readonly hasher: PasswordHasher,
+    private readonly passwordRules: PasswordRules,
     private readonly billing: BillingFacade,
     private readonly organisations: OrganisationsFacade,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly signIns: SignInAudit,
   ) {}
 
   /** Workspace, user, signup grant and first session commit together; a taken email (any case) is 409. */
   async register(input: Registration, client: ClientInfo): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
     const displayName = input.displayName || defaultDisplayName(email);
+    await this.passwordRules.assertNotGuessable(input.password, email);
     const passwordHash = await this.hasher.hash(input.password); // slow on purpose: before the transaction
     try {
       return await inTransaction(this.ds, async (tx) => {
@@ -93,6 +98,7 @@ export class AuthService {
     const found = await this.accounts.findCredentialsByEmail(email);
     const ok = found ? await this.hasher.verify(found.passwordHash, password) : await this.hasher.verifyUnknownUser(password);
     if (!found || !ok || found.status !== 'active') {
+      this.signIns.refused(found?.id ?? null);
       await this.limiter.recordSignInFailure(email);
       throw invalidCredentials();
     }
@@ -100,18 +106,22 @@ export class AuthService {
     // A member who left (or was removed from) the workspace they signed up with lands in another of theirs.
     const workspaceId = await this.accounts.signInWorkspace(user.id, user.workspaceId);
     if (!workspaceId) throw new AppError('forbidden', 'This account belongs to no workspace any more.');
-    const tokens = await inTransaction(this.ds, (tx) => this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client));
+    const tokens = await inTransaction(this.ds, async (tx) => {
+      const started = await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client);
+      await this.signIns.signedIn(tx, { sessionId: started.sessionId, userId: user.id, workspaceId }, client);
+      return started;
+    });
     return { user, ...tokens };
   }
 
   /** Rotates a refresh token within its session; a spent token presented again ends the whole session. */
-  async refresh(refreshToken: string): Promise<SignedIn> {
+  async refresh(refreshToken: string, client: ClientInfo): Promise<SignedIn> {
     const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
     const decision = decideRefresh(stored, new Date());
     if (decision === 'invalid' || !stored) throw invalidRefreshToken();
     const tokens = decision === 'rotate' ? await this.rotate(stored) : null;
     if (!tokens) {
-      await this.endSession(stored, 'refresh_token_reused');
+      await this.endSession(stored, 'refresh_token_reused', (tx) => this.signIns.reused(tx, stored, client));
       throw new AppError('refresh_token_reused', 'This refresh token was already used; the session has been ended.');
     }
     const account = await this.accounts.findUserWithWorkspace(stored.userId);
@@ -126,22 +136,27 @@ export class AuthService {
     );
   }
 
-  /** Ends the caller's session, and the session of `refreshToken` too when it is the caller's own. */
+  /** Ends the caller's session, and the session of `refreshToken` too when it is another of the caller's own. */
   async logout(caller: Caller, refreshToken?: string): Promise<void> {
-    if (caller.sessionId) await this.endSession({ sessionId: caller.sessionId, workspaceId: caller.workspaceId }, 'logout');
+    const ending: SessionRef[] = caller.sessionId ? [{ sessionId: caller.sessionId, userId: caller.userId, workspaceId: caller.workspaceId }] : [];
     if (refreshToken) {
       const stored = await this.sessions.findRefreshToken(hashRefreshToken(refreshToken));
-      if (stored?.userId === caller.userId) await this.endSession(stored, 'logout');
+      if (stored?.userId === caller.userId && stored.sessionId !== caller.sessionId) ending.push(stored);
+    }
+    for (const session of ending) {
+      // A retried logout moves the stamp again but is not a second sign-out.
+      await this.endSession(session, 'logout', async (tx, endedNow) => (endedNow ? this.signIns.signedOut(tx, session) : undefined));
     }
   }
 
   /**
-   * Revokes the session, then moves its workspace's access stamp so no instance reuses its old
+   * Revokes the session and records why in the same transaction (`record` is told whether this
+   * call ended it), then moves its workspace's access stamp so no instance reuses its old
    * check. The stamp moves even when the session had already ended: a retried logout whose first
    * attempt revoked the session but failed to reach Redis still gets the stamp moved.
    */
-  private async endSession(session: { sessionId: string; workspaceId: string }, reason: string): Promise<void> {
-    await this.sessions.revokeSession(session.sessionId, reason);
+  private async endSession(session: SessionRef, reason: string, record: (tx: Tx, endedNow: boolean) => Promise<void>): Promise<void> {
+    await inTransaction(this.ds, async (tx) => record(tx, await this.sessions.revokeSession(tx, session.sessionId, reason)));
     await this.limiter.bumpAccessStamp(session.workspaceId);
   }
 

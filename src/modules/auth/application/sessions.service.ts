@@ -12,6 +12,8 @@ export interface ClientInfo {
 }
 
 export interface TokenPair {
+  /** The session the pair belongs to (not sent to the client: the audit log names it). */
+  sessionId: string;
   accessToken: string;
   refreshToken: string;
   expiresIn: number;
@@ -55,7 +57,7 @@ export class SessionsService {
       tokenHash: hashRefreshToken(refreshToken),
       expiresAt: this.refreshExpiry(),
     });
-    return { accessToken: this.accessTokens.issue(subject, sessionId), refreshToken, expiresIn: this.accessTokens.ttlSeconds };
+    return { sessionId, accessToken: this.accessTokens.issue(subject, sessionId), refreshToken, expiresIn: this.accessTokens.ttlSeconds };
   }
 
   private refreshExpiry(): Date {

@@ -90,6 +90,6 @@ export class CharactersController {
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'not_found')
   async remove(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string): Promise<void> {
-    await this.characters.delete(caller.workspaceId, id);
+    await this.characters.delete(caller, id);
   }
 }

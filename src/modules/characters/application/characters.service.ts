@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
+import { AppError, newId, type Caller, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
+import { AuditLog } from '../../audit/index.js';
 import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Character, type CharacterInput } from '../domain/character.js';
 import type { CharacterJson } from '../infrastructure/character-json.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
@@ -23,6 +24,7 @@ export class CharactersService {
     private readonly cloner: CharacterCloner,
     private readonly files: CharacterFiles,
     private readonly jobs: Jobs,
+    private readonly audit: AuditLog,
   ) {}
 
   create(workspaceId: string, input: CharacterInput & { name: string; niche: string }): Promise<Character> {
@@ -94,7 +96,8 @@ export class CharactersService {
    * (best effort, a failure logged): signed URLs still in someone's hands find nothing. What
    * other contexts keep at providers for it (a voice clone) is released after commit too.
    */
-  async delete(workspaceId: string, id: string): Promise<void> {
+  async delete(actor: Pick<Caller, 'workspaceId' | 'userId'>, id: string): Promise<void> {
+    const { workspaceId } = actor;
     let releases: Array<() => Promise<void>> = [];
     const keys = await inTransaction(this.ds, async (tx) => {
       const current = await this.characters.find(tx, workspaceId, id, { lock: true });
@@ -103,6 +106,7 @@ export class CharactersService {
       const owned = await this.files.keysOf(tx, workspaceId, id);
       releases = await this.files.releasesOf(tx, workspaceId, id);
       await this.characters.delete(tx, workspaceId, id);
+      await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'character.deleted', targetType: 'character', targetId: id, details: { name: current.name } });
       return [...images.map((i) => i.storageKey), ...owned];
     });
     await this.cloner.removeQuietly(keys);

@@ -108,6 +108,6 @@ export class ContentController {
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async remove(@CurrentCaller() caller: Caller, @Param('id', ContentId()) id: string): Promise<void> {
-    await this.removal.delete(caller.workspaceId, id);
+    await this.removal.delete(caller, id);
   }
 }

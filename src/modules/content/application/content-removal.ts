@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../../core/index.js';
+import { AppError, type Caller } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Storage } from '../../../platform/storage/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { CharacterFiles } from '../../characters/index.js';
 import { mediaKeysOf } from '../domain/content-item.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
@@ -25,6 +26,7 @@ export class ContentRemoval implements OnModuleInit {
     private readonly items: ContentItemRepository,
     private readonly storage: Storage,
     private readonly characterFiles: CharacterFiles,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
@@ -32,12 +34,15 @@ export class ContentRemoval implements OnModuleInit {
   }
 
   /** Deletes an item (its posts go with it) and its files; 409 while its job may still write some. */
-  async delete(workspaceId: string, id: string): Promise<void> {
+  async delete(actor: Pick<Caller, 'workspaceId' | 'userId'>, id: string): Promise<void> {
+    const { workspaceId } = actor;
     const keys = await inTransaction(this.ds, async (tx) => {
       const item = await this.items.find(tx, workspaceId, id, { lock: true });
       if (!item) throw AppError.notFound('Content item');
       if (BUSY.has(item.status)) throw AppError.invalidTransition(item.status, 'delete');
       await this.items.delete(tx, workspaceId, id);
+      const details = { character_id: item.characterId, status: item.status, type: item.contentType, platform: item.platform };
+      await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'content.deleted', targetType: 'content', targetId: id, details });
       return mediaKeysOf(item.media);
     });
     await this.removeFiles(keys);

@@ -11,7 +11,7 @@ import { ContentItemRepository } from '../infrastructure/content-item.repository
 import { CalendarPosts, type CalendarPostsSource } from './calendar-posts.js';
 import type { Ordered } from './content-generation.service.js';
 import { ContentViews, type ItemView } from './content-views.js';
-import { ItemReviews, type ReviewChange } from './item-reviews.js';
+import { ItemReviews, type ReviewChange, type ReviewRecorder } from './item-reviews.js';
 import { MediaStore } from './media-store.js';
 
 /** A finished video to publish as content (see `addFinishedVideo`). */
@@ -116,10 +116,11 @@ export class ContentFacade {
 
   /**
    * Applies a review decision to a character's item under its row lock and announces it: `decide`
-   * sees the item as locked and throws to refuse. Another character's item is 404.
+   * sees the item as locked and throws to refuse; `record`, when given, runs in the same
+   * transaction once the change is written. Another character's item is 404.
    */
-  review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange): Promise<ItemView> {
-    return this.reviews.review(workspaceId, characterId, contentId, decide);
+  review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange, record?: ReviewRecorder): Promise<ItemView> {
+    return this.reviews.review(workspaceId, characterId, contentId, decide, record);
   }
 
   /** Generates a character's item again: a new job and a new charge (402 when short). */

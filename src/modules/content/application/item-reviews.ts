@@ -18,6 +18,9 @@ export interface ReviewChange {
   rejectionReason?: string | null;
 }
 
+/** Writes what a review decided (the audit entry) in the review's own transaction. */
+export type ReviewRecorder = (tx: Tx, before: ContentItem, change: ReviewChange) => Promise<void>;
+
 /**
  * The changes review drives on a character's item, each under the item's row lock: a decision
  * taken by `decide` on the item as locked (it throws to refuse, and nothing changes), and
@@ -33,11 +36,13 @@ export class ItemReviews {
     private readonly views: ContentViews,
   ) {}
 
-  async review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange): Promise<ItemView> {
+  async review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange, record?: ReviewRecorder): Promise<ItemView> {
     const view = await inTransaction(this.ds, async (tx) => {
       const current = await this.load(tx, workspaceId, characterId, contentId);
-      const changes: ContentItemChanges = { ...decide(current), updatedAt: new Date() };
+      const decided = decide(current);
+      const changes: ContentItemChanges = { ...decided, updatedAt: new Date() };
       await this.items.update(tx, workspaceId, contentId, changes);
+      await record?.(tx, current, decided);
       return this.views.view(workspaceId, { ...current, ...changes }, tx);
     });
     await this.views.announce(workspaceId, view);

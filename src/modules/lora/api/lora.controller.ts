@@ -143,7 +143,7 @@ export class LoraController {
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
   async remove(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
-    await this.loras.remove(caller.workspaceId, id);
+    await this.loras.remove(caller, id);
   }
 
   private imagesBody(list: TrainingImages) {

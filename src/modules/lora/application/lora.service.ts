@@ -101,11 +101,13 @@ export class LoraService {
    * to `none`. A training the provider had not started yet is refunded in full; one it had started
    * is cancelled there and not refunded (contract §10).
    */
-  async remove(workspaceId: string, characterId: string): Promise<void> {
+  async remove(actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string): Promise<void> {
+    const { workspaceId } = actor;
     const removed = await inTransaction(this.ds, async (tx) => {
       await this.characters.getForUpdate(tx, workspaceId, characterId);
       const lora = await this.loras.findByCharacter(tx, workspaceId, characterId, { lock: true });
       if (lora) await this.discard(tx, lora);
+      await this.recordRemoval(tx, actor, characterId, lora);
       const imageKeys = await this.loras.deleteImages(tx, workspaceId, characterId);
       await this.characters.setTraining(tx, workspaceId, characterId, { loraTrainingStatus: 'none', faceConsistencyTier: consistencyTier('none') });
       return { lora, imageKeys };
@@ -114,6 +116,14 @@ export class LoraService {
     if (lora?.providerTrainingId && (lora.status === 'queued' || lora.status === 'training')) await this.trainer.cancel(lora.providerTrainingId);
     await Promise.all(imageKeys.map((key) => this.storage.delete(key).catch((err: unknown) => this.logger.warn({ msg: 'could not remove stored object', key, err: String(err) }))));
     this.logger.log({ msg: 'lora removed', workspace_id: workspaceId, character_id: characterId, lora_id: lora?.id ?? null, was: lora?.status ?? 'none' });
+  }
+
+  /** Recorded even with no LoRA yet: the training images went all the same. */
+  private recordRemoval(tx: Tx, actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string, lora: Lora | null): Promise<void> {
+    return this.audit.record(tx, {
+      workspaceId: actor.workspaceId, actorUserId: actor.userId, action: 'lora.deleted', targetType: 'lora', targetId: lora?.id ?? null,
+      details: { character_id: characterId, was: lora?.status ?? 'none' },
+    });
   }
 
   /** Inside the removing transaction: the job cancelled, a not-yet-started training refunded, the row gone. */

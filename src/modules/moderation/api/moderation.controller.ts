@@ -29,7 +29,7 @@ export class ModerationController {
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async approve(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
-    return { item: toItemBody(await this.moderation.approve(caller.workspaceId, id, contentId), this.urls) };
+    return { item: toItemBody(await this.moderation.approve(caller, id, contentId), this.urls) };
   }
 
   @Post('reject')
@@ -45,7 +45,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Body() dto: RejectContentDto,
   ) {
-    return { item: toItemBody(await this.moderation.reject(caller.workspaceId, id, contentId, dto.reason || undefined), this.urls) };
+    return { item: toItemBody(await this.moderation.reject(caller, id, contentId, dto.reason || undefined), this.urls) };
   }
 
   @Post('regenerate')
@@ -72,7 +72,7 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'approve'), this.urls) };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller, id, contentId, index, 'approve'), this.urls) };
   }
 
   @Post('media/:mediaIndex/reject')
@@ -88,6 +88,6 @@ export class ModerationController {
     @Param('contentId', ContentId()) contentId: string,
     @Param('mediaIndex', MediaIndex()) index: number,
   ) {
-    return { item: toItemBody(await this.moderation.reviewMedium(caller.workspaceId, id, contentId, index, 'reject'), this.urls) };
+    return { item: toItemBody(await this.moderation.reviewMedium(caller, id, contentId, index, 'reject'), this.urls) };
   }
 }

@@ -84,6 +84,6 @@ export class ScheduleController {
   @ApiOkResponse({ type: PublishOutcomeBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'content_not_approved', 'integration_not_connected', 'invalid_state_transition', 'upstream_failed', 'rate_limited')
   async publishNow(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string): Promise<PublishOutcomeBody> {
-    return toPublishOutcomeBody(await this.publishing.publishNow(caller.workspaceId, id));
+    return toPublishOutcomeBody(await this.publishing.publishNow(caller, id));
   }
 }

@@ -102,7 +102,7 @@ export class VoiceController {
     if (wrong) throw invalid(wrong.fieldname, 'sample file parts must be named sample or samples');
     if (parts.length > 0 && dto.sample_urls) throw invalid('sample_urls', 'send either sample files or sample_urls, not both');
     if (parts.length === 0 && !dto.sample_urls) throw invalid('sample_urls', 'sample_urls or sample file parts are required');
-    const started = await this.voices.clone(caller.workspaceId, id, {
+    const started = await this.voices.clone(caller, id, {
       name: dto.name,
       description: dto.description,
       source: parts.length > 0 ? { kind: 'upload', files: parts } : { kind: 'urls', urls: dto.sample_urls ?? [] },

@@ -2,10 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId } from '../../../core/index.js';
+import { AppError, newId, type Caller } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
+import { AuditLog } from '../../audit/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { SpeechGenerator, type LibraryVoice, type VoiceSample } from '../../generation/index.js';
@@ -55,6 +56,7 @@ export class VoiceService {
     private readonly storage: Storage,
     private readonly intake: SampleIntake,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The provider's premade voices, then the workspace's clones (another workspace's never). */
@@ -101,7 +103,8 @@ export class VoiceService {
    * not fetch, 413, 415), 402 credits; the samples are stored first (removed if the transaction refuses), then the charge, the job and the record
    * commit together. The clone becomes the character's voice when ready.
    */
-  async clone(workspaceId: string, characterId: string, input: CloneInput): Promise<{ voice: VoiceView; job: JobRecord }> {
+  async clone(actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string, input: CloneInput): Promise<{ voice: VoiceView; job: JobRecord }> {
+    const { workspaceId } = actor;
     await this.characters.get(workspaceId, characterId);
     const current = await this.voices.find(this.ds.manager, workspaceId, characterId);
     const early = cloneRefusal(current?.status ?? 'none');
@@ -132,6 +135,9 @@ export class VoiceService {
           jobId: created.id,
           creditsCharged: credits,
         });
+        // The character is the target: the voice record's own id is never shown by the API.
+        const details = { name: input.name, samples: samples.length, credits, job_id: created.id };
+        await this.audit.record(tx, { workspaceId, actorUserId: actor.userId, action: 'voice.clone_started', targetType: 'character', targetId: characterId, details });
         return created;
       });
     } catch (err) {

@@ -17,7 +17,11 @@ export class RegisterDto {
   @IsEmail({}, { message: 'email must be an email address' })
   email!: string;
 
-  @ApiProperty({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @ApiProperty({
+    minLength: PASSWORD_MIN_LENGTH,
+    maxLength: PASSWORD_MAX_LENGTH,
+    description: 'Refused (400) when it is a common or breached password, one with only case changes, symbol swaps or digits added, or contains the email’s name part.',
+  })
   @IsString()
   @Length(PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH)
   password!: string;
