@@ -16,14 +16,15 @@ export type RequestBug = (request: OutgoingRequest) => void;
 
 export async function withRequestBug<T>(when: (url: URL, method: string) => boolean, bug: RequestBug, run: () => Promise<T>): Promise<T> {
   const realFetch = globalThis.fetch;
-  globalThis.fetch = ((input: string | URL | Request, init: RequestInit = {}) => {
+  const planted = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     if (!when(url, method)) return realFetch(input, init);
     const outgoing: OutgoingRequest = { url, method, headers: new Headers(init.headers), body: init.body };
     bug(outgoing);
     return realFetch(outgoing.url, { ...init, method: outgoing.method, headers: outgoing.headers, body: outgoing.body });
-  }) as typeof fetch;
+  };
+  globalThis.fetch = planted;
   try {
     return await run();
   } finally {
@@ -59,7 +60,8 @@ export const emptyBody: RequestBug = (r) => {
 export const jsonBody =
   (change: (body: any) => void): RequestBug =>
   (r) => {
-    const body = JSON.parse(String(r.body));
+    if (typeof r.body !== 'string') throw new Error('jsonBody expects the JSON text the adapter sent');
+    const body = JSON.parse(r.body);
     change(body);
     r.body = JSON.stringify(body);
   };
