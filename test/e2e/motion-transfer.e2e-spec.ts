@@ -54,7 +54,6 @@ describe('motion transfer', () => {
   const fetchMedia = (url: string) => fetch(new URL(`${new URL(url).pathname}${new URL(url).search}`, server.url));
   const finished = (user: TestUser, id: string, mtId: string) =>
     waitFor(async () => {
-      await new Promise((r) => setTimeout(r, 150));
       const res = await status(user, id, mtId);
       return ['completed', 'failed'].includes(res.body.motion_transfer?.status) && ['completed', 'failed'].includes(res.body.job?.status) ? res.body : null;
     }, 30_000, `motion transfer ${mtId}`);

@@ -156,6 +156,8 @@ class DidFake {
   private upload(req: IncomingMessage, res: ServerResponse, raw: Buffer, field: 'image' | 'audio'): void {
     const part = parseMultipart(raw, req.headers['content-type'])?.find((p) => p.name === field && p.filename !== undefined);
     if (!part) return problem(res, 400, 'ValidationError', `expected multipart/form-data with a file in "${field}"`);
+    const refused = uploadRefusal(field, part.contentType, part.data);
+    if (refused) return problem(res, 400, 'ValidationError', refused);
     const id = `${field === 'image' ? 'img' : 'aud'}_${randomBytes(8).toString('hex')}`;
     const url = `s3://d-id-${field}s-fake/fake-user/${id}/${part.filename || field}`;
     const upload: FakeDidUpload = { id, field, filename: part.filename, contentType: part.contentType, bytes: Buffer.from(part.data), url };
@@ -254,6 +256,33 @@ function streamFiller(res: ServerResponse, bytes: number): void {
   };
   res.on('error', () => undefined);
   pump();
+}
+
+/** D-ID takes JPEG or PNG images and mp3, wav, m4a/mp4, flac or ogg audio, declared and actual alike. */
+const IMAGE_TYPES: Record<string, (b: Buffer) => boolean> = {
+  'image/jpeg': (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  'image/png': (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+};
+const isMp3 = (b: Buffer) => b.subarray(0, 3).toString('latin1') === 'ID3' || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0);
+const isWav = (b: Buffer) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WAVE';
+const isMp4 = (b: Buffer) => b.subarray(4, 8).toString('latin1') === 'ftyp';
+const AUDIO_TYPES: Record<string, (b: Buffer) => boolean> = {
+  'audio/mpeg': isMp3,
+  'audio/mp3': isMp3,
+  'audio/wav': isWav,
+  'audio/x-wav': isWav,
+  'audio/wave': isWav,
+  'audio/mp4': isMp4,
+  'audio/x-m4a': isMp4,
+  'audio/flac': (b) => b.subarray(0, 4).toString('latin1') === 'fLaC',
+  'audio/ogg': (b) => b.subarray(0, 4).toString('latin1') === 'OggS',
+};
+
+function uploadRefusal(field: 'image' | 'audio', declared: string | undefined, bytes: Buffer): string | null {
+  const types = field === 'image' ? IMAGE_TYPES : AUDIO_TYPES;
+  const type = (declared ?? '').split(';')[0].trim().toLowerCase();
+  if (!types[type]) return `${field} must be one of ${Object.keys(types).join(', ')}; got ${type || 'no content type'}`;
+  return types[type](bytes) ? null : `the ${field} is not a valid ${type} file`;
 }
 
 function safeJson(raw: Buffer): unknown {

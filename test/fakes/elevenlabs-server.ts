@@ -92,6 +92,9 @@ const REFUSALS: Record<Exclude<ElevenLabsFailureKind, 'malformed_audio'>, { stat
 
 const CHARACTERS_PER_SECOND = 15;
 
+/** The text-to-speech models ElevenLabs lists (speech-to-speech models such as eleven_english_sts_v2 cannot speak text). */
+export const TTS_MODELS: readonly unknown[] = ['eleven_v3', 'eleven_multilingual_v2', 'eleven_flash_v2_5', 'eleven_flash_v2', 'eleven_turbo_v2_5', 'eleven_turbo_v2', 'eleven_multilingual_v1', 'eleven_monolingual_v1'];
+
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
@@ -305,8 +308,10 @@ class ElevenLabsFake {
 
   private async speak(res: ServerResponse, seen: ElevenLabsRequestSeen, voiceId: string, timestamps: boolean, malformed: boolean): Promise<number> {
     if (!this.voices.has(voiceId)) return this.voiceNotFound(res, voiceId);
-    const body = seen.body ?? {};
+    if (seen.body === undefined) return json(res, 422, { detail: [{ loc: ['body'], msg: 'Field required: a JSON body', type: 'missing' }] });
+    const body = seen.body;
     if (typeof body.text !== 'string' || body.text.trim() === '') return refuse(res, 400, 'invalid_text', 'The text must not be empty.');
+    if (body.model_id !== undefined && !TTS_MODELS.includes(body.model_id)) return refuse(res, 400, 'model_not_found', `A model with model ID ${String(body.model_id)} does not exist or cannot do text-to-speech.`);
     const settings = body.voice_settings ?? {};
     for (const key of ['stability', 'similarity_boost', 'style']) {
       if (settings[key] !== undefined && !(typeof settings[key] === 'number' && settings[key] >= 0 && settings[key] <= 1)) {

@@ -93,6 +93,8 @@ export abstract class GpuFakeServer {
   private running = 0;
   /** Requests the client closed before the fake answered them. */
   abortedRequests = 0;
+  /** For each of those, how long after it arrived the client closed it (ms, measured here). */
+  readonly abortedAfterMs: number[] = [];
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private lane: Promise<void> = Promise.resolve();
@@ -161,6 +163,7 @@ export abstract class GpuFakeServer {
     this.maxRunning = this.running;
     this.generations = 0;
     this.abortedRequests = 0;
+    this.abortedAfterMs.length = 0;
   }
 
   protected abstract route(x: GpuFakeExchange): Promise<void>;
@@ -177,9 +180,13 @@ export abstract class GpuFakeServer {
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const closed = new AbortController();
     const stopped = this.stopping.signal;
+    const arrived = performance.now();
     res.on('close', () => {
       if (res.writableFinished) return;
-      if (!stopped.aborted) this.abortedRequests += 1;
+      if (!stopped.aborted) {
+        this.abortedRequests += 1;
+        this.abortedAfterMs.push(performance.now() - arrived);
+      }
       closed.abort();
     });
     const gone = AbortSignal.any([closed.signal, stopped]);

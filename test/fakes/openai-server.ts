@@ -88,6 +88,16 @@ function taskOf(body: any): any {
   }
 }
 
+/**
+ * Chat models the fake serves, as OpenAI's models list names them (a dated snapshot of one is
+ * served too). Any other name is refused as OpenAI refuses it: 404 `model_not_found`.
+ */
+export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-4-turbo', 'gpt-3.5-turbo', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano'];
+
+function knownModel(model: string): boolean {
+  return FAKE_OPENAI_MODELS.some((m) => model === m || new RegExp(`^${m.replace(/\./g, '\\.')}-\\d{4}-\\d{2}-\\d{2}$`).test(model));
+}
+
 class OpenAiFake {
   readonly requests: ChatRequestSeen[] = [];
   readonly hanging = new Set<ServerResponse>();
@@ -105,6 +115,7 @@ class OpenAiFake {
     }
     let body: any;
     try {
+      if (String(req.headers['content-type'] ?? '').split(';')[0].trim() !== 'application/json') throw new Error('not JSON');
       body = JSON.parse(raw.toString('utf8'));
     } catch {
       return json(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error' } });
@@ -119,6 +130,9 @@ class OpenAiFake {
     }
     if (!Array.isArray(body.messages) || typeof body.model !== 'string') {
       return json(res, 400, { error: { message: 'model and messages are required', type: 'invalid_request_error' } });
+    }
+    if (!knownModel(body.model)) {
+      return json(res, 404, { error: { message: `The model \`${body.model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } });
     }
     json(res, 200, completion(body.model, this.content(task), ++this.counter));
   }

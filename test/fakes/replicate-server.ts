@@ -57,6 +57,29 @@ export const FAKE_TRAINERS = {
   'stability-ai/sdxl': '39ed52f2a78e934b3ba6e2a89f5b1c712de7dfea535525255b1aa35c5565e08b',
 } as const;
 
+const FLUX_DEV_INPUTS = ['prompt', 'aspect_ratio', 'image', 'prompt_strength', 'num_outputs', 'num_inference_steps', 'guidance', 'seed', 'output_format', 'output_quality', 'disable_safety_checker', 'go_fast', 'megapixels'];
+
+/**
+ * The models the fake runs, with the input names each one's schema declares: Replicate validates
+ * an input against the model version's OpenAPI schema and refuses a property it does not declare
+ * (422), a model it does not know (404) and a version that is not one of the model's. The image
+ * models' inputs are their published schemas. The two video models stand for whatever
+ * REPLICATE_VIDEO_MODEL and REPLICATE_MOTION_MODEL name: their lists are the generic video input
+ * the adapter sends (see docs/testing.md), since the fake renders any video model alike.
+ * `official`: runnable by name (`/v1/models/{owner}/{name}/predictions`); else only by version.
+ */
+export const FAKE_MODELS: Readonly<Record<string, { official: boolean; versions: readonly string[]; inputs: readonly string[] }>> = {
+  'black-forest-labs/flux-dev': { official: true, versions: [], inputs: FLUX_DEV_INPUTS },
+  'black-forest-labs/flux-dev-lora': { official: true, versions: [], inputs: [...FLUX_DEV_INPUTS, 'lora_weights', 'lora_scale', 'extra_lora', 'extra_lora_scale'] },
+  'stability-ai/sdxl': {
+    official: false,
+    versions: ['39ed52f2a78e934b3ba6e2a89f5b1c712de7dfea535525255b1aa35c5565e08b'],
+    inputs: ['prompt', 'negative_prompt', 'image', 'mask', 'width', 'height', 'num_outputs', 'scheduler', 'num_inference_steps', 'guidance_scale', 'prompt_strength', 'seed', 'refine', 'high_noise_frac', 'refine_steps', 'apply_watermark', 'lora_scale', 'replicate_weights', 'disable_safety_checker'],
+  },
+  'minimax/video-01': { official: true, versions: [], inputs: ['prompt', 'prompt_optimizer', 'first_frame_image', 'duration', 'aspect_ratio'] },
+  'kwaivgi/kling-v1.6-pro': { official: true, versions: [], inputs: ['prompt', 'negative_prompt', 'image', 'video', 'duration', 'aspect_ratio', 'cfg_scale'] },
+};
+
 /**
  * How trainings move. Each tick moves one: the first from starting to processing (a tqdm bar in
  * its logs), the `ticksToFinish`-th to its end. `tickMs` > 0 ticks every running training that
@@ -305,13 +328,38 @@ class ReplicateFake {
   private async route(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer, body: any): Promise<void> {
     const post = req.method === 'POST';
     let m: RegExpExecArray | null;
-    if (post && (m = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path))) return this.create(req, res, `${m[1]}/${m[2]}`, body);
-    if (post && path === '/v1/predictions') return this.create(req, res, String(body?.version ?? ''), body);
+    if (post && (m = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path))) {
+      const model = FAKE_MODELS[`${m[1]}/${m[2]}`];
+      if (!model?.official) return json(res, 404, { title: 'Not found', detail: `Model ${m[1]}/${m[2]} does not exist or cannot be run by name.`, status: 404 });
+      return this.create(req, res, `${m[1]}/${m[2]}`, body, model.inputs);
+    }
+    if (post && path === '/v1/predictions') {
+      const found = this.versionOf(body?.version);
+      if (typeof found === 'string') return json(res, 422, { title: 'Invalid version', detail: found, status: 422 });
+      return this.create(req, res, String(body.version), body, found.inputs);
+    }
     if (req.method === 'GET' && (m = /^\/v1\/predictions\/([^/]+)$/.exec(path))) return this.poll(res, m[1]);
     if (post && (m = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(path))) return this.cancel(res, m[1]);
     if (post && path === '/v1/files') return this.upload(req, res, raw);
     if (await this.training.route(req.method ?? '', path, body, res)) return;
     json(res, 404, { detail: 'Not found.' });
+  }
+
+  /**
+   * The model a `version` names: `owner/name:id` or a bare 64-hex id of a model the fake knows, or
+   * of a model trained into (its inputs are the trainer's, unchecked here); why not, as a message.
+   */
+  private versionOf(version: unknown): { inputs: readonly string[] | null } | string {
+    if (typeof version !== 'string' || version.trim() === '') return '- version: is required and must be a non-empty string';
+    const [ref, id] = version.includes(':') ? version.split(':') : [undefined, version];
+    if (!/^[0-9a-f]{64}$/.test(id ?? '')) return `- version: ${version} is not a version id`;
+    for (const [name, model] of Object.entries(FAKE_MODELS)) {
+      if ((ref === undefined || ref === name) && model.versions.includes(id)) return { inputs: model.inputs };
+    }
+    for (const [name, model] of this.training.models) {
+      if ((ref === undefined || ref === name) && model.versions.includes(id)) return { inputs: null };
+    }
+    return `Invalid version or not permitted: ${version}`;
   }
 
   private view(p: FakePrediction) {
@@ -320,12 +368,17 @@ class ReplicateFake {
     return { id: p.id, model: p.model, version: 'fakeversion', input: p.input, logs: '', output, error: p.error, status: p.status, created_at: new Date().toISOString(), urls };
   }
 
-  private async create(req: IncomingMessage, res: ServerResponse, model: string, body: any): Promise<void> {
+  private async create(req: IncomingMessage, res: ServerResponse, model: string, body: any, inputs: readonly string[] | null): Promise<void> {
     if (this.mode.kind === 'malformed_json') {
       res.writeHead(201, { 'Content-Type': 'application/json' });
       return void res.end('{"id": "broken", "status": ');
     }
-    if (typeof body?.input !== 'object' || body.input === null) return json(res, 422, { detail: '- input: Invalid type. Expected: object' });
+    if (typeof body?.input !== 'object' || body.input === null || Array.isArray(body.input)) return json(res, 422, { detail: '- input: Invalid type. Expected: object' });
+    const unknown = inputs ? Object.keys(body.input).filter((k) => !inputs.includes(k)) : [];
+    if (unknown.length > 0) {
+      const invalid = unknown.map((k) => ({ type: 'additional_property_not_allowed', field: 'input', description: `Additional property ${k} is not allowed` }));
+      return json(res, 422, { title: 'Input validation failed', detail: invalid.map((i) => `- input: ${i.description}`).join('\n'), status: 422, invalid_fields: invalid });
+    }
     const p: FakePrediction = { id: `fakepred${++this.counter}`, model, input: body.input, status: 'starting', output: null, error: null, polls: 0 };
     this.predictions.set(p.id, p);
     const wantsWait = /^wait(=\d+)?$/.test(header(req, 'prefer') ?? '');

@@ -69,10 +69,12 @@ export interface IssuedToken {
 }
 
 export interface FakeRequest extends RecordedRequest {
+  /** The JSON body; refused (400) unless sent as `application/json` and valid, an empty body included. */
   json<T = any>(): T;
+  /** The form body; refused (400) when a body is sent as anything but `application/x-www-form-urlencoded`. */
   form(): URLSearchParams;
   params: Record<string, string>;
-  /** The account of a valid `Authorization: Bearer` (or `access_token` query) token, else undefined. */
+  /** The account of a valid `Authorization: Bearer` token, else undefined. */
   account?: string;
 }
 
@@ -85,7 +87,23 @@ interface Route {
   tag: RouteTag;
   /** Answers 401 itself when the bearer token is missing, unknown or expired. */
   auth: boolean;
+  /** The token must hold every scope of `all` and one of `any` (when given), as the platform documents the route. */
+  scopes?: RouteScopes;
   handler: FakeHandler;
+}
+
+export interface RouteScopes {
+  all?: string[];
+  any?: string[];
+}
+
+/** A request the platform refuses before any handler runs it (a body it cannot read). */
+export class FakeBadRequest extends Error {}
+
+/** Whether a token's scopes satisfy a route's. */
+export function scopesGrant(granted: readonly string[], needed: RouteScopes | undefined): boolean {
+  if (!needed) return true;
+  return (needed.all ?? []).every((s) => granted.includes(s)) && (!needed.any || needed.any.some((s) => granted.includes(s)));
 }
 
 export interface FakePlatformOptions {
@@ -95,6 +113,11 @@ export interface FakePlatformOptions {
   accessTtlSeconds?: number;
   /** Whether the platform issues refresh tokens. */
   refreshTokens?: boolean;
+  /**
+   * When refresh tokens are issued only on request (X: the `offline.access` scope; Google:
+   * `access_type=offline`): decides from the consent's scopes and authorize query.
+   */
+  refreshTokenWanted?: (scopes: string[], authorize: URLSearchParams) => boolean;
   /** The account that consents at the authorize endpoint. */
   accountId?: string;
   accountName?: string;
@@ -103,6 +126,28 @@ export interface FakePlatformOptions {
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+function contentTypeOf(recorded: RecordedRequest): string {
+  return String(recorded.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Reads the body as the platform would: only JSON sent as JSON, never an empty body. */
+function parseJson(recorded: RecordedRequest): any {
+  if (contentTypeOf(recorded) !== 'application/json') throw new FakeBadRequest(`The body must be sent as application/json, not ${contentTypeOf(recorded) || 'no content type'}.`);
+  if (recorded.body.length === 0) throw new FakeBadRequest('The request body is empty; a JSON object is required.');
+  try {
+    return JSON.parse(recorded.body.toString('utf8'));
+  } catch {
+    throw new FakeBadRequest('The request body is not valid JSON.');
+  }
+}
+
+/** A form body, only when sent as one; no body at all is an empty form. */
+function parseForm(recorded: RecordedRequest): URLSearchParams {
+  if (recorded.body.length === 0) return new URLSearchParams();
+  if (contentTypeOf(recorded) !== 'application/x-www-form-urlencoded') throw new FakeBadRequest(`The body must be sent as application/x-www-form-urlencoded, not ${contentTypeOf(recorded) || 'no content type'}.`);
+  return new URLSearchParams(recorded.body.toString('utf8'));
 }
 
 function compile(path: string): { pattern: RegExp; keys: string[] } {
@@ -132,9 +177,13 @@ export class FakePlatform {
   /** Per remote post id, its numbers under the platform's own metric names (`like_count`, ...). */
   readonly metrics = new Map<string, Record<string, number>>();
   revoked: string[] = [];
+  /** How this platform answers a body it cannot read; each platform fake sets its own error shape. */
+  refuseBody: (res: ServerResponse, message: string) => void = (res, message) => json(res, 400, { error: 'invalid_request', error_description: message });
+  /** How this platform answers a token without a scope the route needs. */
+  refuseScope: (res: ServerResponse, needed: RouteScopes) => void = (res) => json(res, 403, { error: 'insufficient_scope', error_description: 'The access token does not carry the scope this request needs.' });
   private mode: FakePlatformMode = { kind: 'ok' };
   private readonly routes: Route[] = [];
-  private readonly codes = new Map<string, { challenge?: string; redirectUri: string; scopes: string[] }>();
+  private readonly codes = new Map<string, { challenge?: string; redirectUri: string; scopes: string[]; authorize: URLSearchParams }>();
   private readonly hanging = new Set<ServerResponse>();
   private readonly server: Server;
   private seq = 0;
@@ -202,8 +251,13 @@ export class FakePlatform {
     return `${prefix}${Date.now().toString(36)}${this.seq.toString(36).padStart(4, '0')}`;
   }
 
-  route(method: string, path: string, handler: FakeHandler, opts: { tag?: RouteTag; auth?: boolean } = {}): void {
-    this.routes.push({ method, ...compile(path), tag: opts.tag ?? 'read', auth: opts.auth ?? true, handler });
+  route(method: string, path: string, handler: FakeHandler, opts: { tag?: RouteTag; auth?: boolean; scopes?: RouteScopes } = {}): void {
+    this.routes.push({ method, ...compile(path), tag: opts.tag ?? 'read', auth: opts.auth ?? true, scopes: opts.scopes, handler });
+  }
+
+  /** The scopes of the request's bearer token (none without a valid one). */
+  scopesOf(req: RecordedRequest): string[] {
+    return this.liveToken(req.headers.authorization)?.scopes ?? [];
   }
 
   requestsTo(path: string, method?: string): RecordedRequest[] {
@@ -246,7 +300,7 @@ export class FakePlatform {
       const q = req.query;
       const redirectUri = q.get('redirect_uri');
       if (q.get(clientIdParam) !== this.options.clientId || !redirectUri) return json(res, 400, { error: 'invalid_request' });
-      const code = this.issueCode(redirectUri, q.get('code_challenge') ?? undefined, (q.get('scope') ?? '').split(/[ ,]+/).filter(Boolean));
+      const code = this.issueCode(redirectUri, q.get('code_challenge') ?? undefined, (q.get('scope') ?? '').split(/[ ,]+/).filter(Boolean), q);
       const target = new URL(redirectUri);
       target.searchParams.set('code', code);
       target.searchParams.set('state', q.get('state') ?? '');
@@ -255,9 +309,10 @@ export class FakePlatform {
     }, { auth: false, tag: 'oauth' });
   }
 
-  issueCode(redirectUri: string, challenge?: string, scopes: string[] = []): string {
+  /** A consent's code; `authorize` is the consent request's query (what `refreshTokenWanted` reads). */
+  issueCode(redirectUri: string, challenge?: string, scopes: string[] = [], authorize = new URLSearchParams()): string {
     const code = `code_${randomBytes(12).toString('hex')}`;
-    this.codes.set(code, { challenge, redirectUri, scopes });
+    this.codes.set(code, { challenge, redirectUri, scopes, authorize });
     return code;
   }
 
@@ -274,7 +329,8 @@ export class FakePlatform {
       const expected = verifier ? createHash('sha256').update(verifier).digest('base64url') : '';
       if (expected !== grant.challenge) return { error: 'invalid_grant' };
     }
-    return this.issueTokens(this.options.accountId ?? 'acct_1', grant.scopes);
+    const wanted = this.options.refreshTokenWanted?.(grant.scopes, grant.authorize) ?? true;
+    return this.issueTokens(this.options.accountId ?? 'acct_1', grant.scopes, wanted);
   }
 
   redeemRefresh(refreshToken: string | null): IssuedToken | { error: string } {
@@ -285,10 +341,11 @@ export class FakePlatform {
     return this.issueTokens(previous.accountId, previous.scopes);
   }
 
-  issueTokens(accountId: string, scopes: string[]): IssuedToken {
+  /** Tokens as the platform grants them; `withRefresh` false for a grant that asked for no refresh token. */
+  issueTokens(accountId: string, scopes: string[], withRefresh = true): IssuedToken {
     const token: IssuedToken = {
       accessToken: `at_${randomBytes(16).toString('hex')}`,
-      refreshToken: this.options.refreshTokens === false ? null : `rt_${randomBytes(16).toString('hex')}`,
+      refreshToken: this.options.refreshTokens === false || !withRefresh ? null : `rt_${randomBytes(16).toString('hex')}`,
       accountId,
       scopes,
       expiresAt: Date.now() + (this.options.accessTtlSeconds ?? 3600) * 1000,
@@ -325,19 +382,22 @@ export class FakePlatform {
       const fake: FakeRequest = {
         ...recorded,
         params,
-        json: () => JSON.parse(body.toString() || '{}'),
-        form: () => new URLSearchParams(body.toString()),
+        json: () => parseJson(recorded),
+        form: () => parseForm(recorded),
       };
       if (route.tag === 'metrics') this.metricCalls += 1;
       if (this.intercept(route.tag, res)) return;
       if (route.auth) {
-        const account = this.bearerAccount(req, url);
-        if (!account) return json(res, 401, { error: 'invalid_token', message: 'The access token is invalid or expired.' });
-        fake.account = account;
+        // The header only: these platforms take no access token in the query string.
+        const token = this.liveToken(req.headers.authorization);
+        if (!token) return json(res, 401, { error: 'invalid_token', message: 'The access token is invalid or expired.' });
+        if (!scopesGrant(token.scopes, route.scopes)) return this.refuseScope(res, route.scopes!);
+        fake.account = token.accountId;
       }
       try {
         await route.handler(fake, res);
       } catch (err) {
+        if (err instanceof FakeBadRequest) return this.refuseBody(res, err.message);
         json(res, 500, { error: 'fake_crashed', message: String(err) });
       }
       return;
@@ -345,10 +405,9 @@ export class FakePlatform {
     json(res, 404, { error: 'not_found', path: url.pathname });
   }
 
-  private bearerAccount(req: IncomingMessage, url: URL): string | undefined {
-    const header = req.headers.authorization?.match(/^Bearer (.+)$/)?.[1];
-    const token = this.tokens.get(header ?? url.searchParams.get('access_token') ?? '');
-    return token && token.expiresAt > Date.now() ? token.accountId : undefined;
+  private liveToken(authorization: string | undefined): IssuedToken | undefined {
+    const token = this.tokens.get(authorization?.match(/^Bearer (.+)$/)?.[1] ?? '');
+    return token && token.expiresAt > Date.now() ? token : undefined;
   }
 
   /** Applies the failure mode before the handler runs; true when the request was answered here. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { FakePlatform, json, type FakePlatformOptions, type FakeRequest, type IssuedToken, type RecordedPost, type RouteTag } from './fake-platform.js';
+import { FakePlatform, json, scopesGrant, type FakePlatformOptions, type FakeRequest, type IssuedToken, type RecordedPost, type RouteScopes, type RouteTag } from './fake-platform.js';
 
 /**
  * The Instagram Graph API (Facebook Login for Business) as the Instagram adapter speaks it: the
@@ -20,6 +20,8 @@ export const INSTAGRAM_PATHS = {
 const V = '/v21.0';
 const LONG_LIVED_SECONDS = 60 * 24 * 3600;
 const CAPTION_MAX = 2200;
+/** Content publishing with Facebook Login for Business (the `instagram_business_*` names are Instagram Login's). */
+const PUBLISH_SCOPES: RouteScopes = { all: ['instagram_basic', 'instagram_content_publish'] };
 
 /** Mutable switches for the Instagram-specific behaviour; `reset()` restores them. */
 export interface InstagramFakeSettings {
@@ -114,13 +116,17 @@ export class InstagramFake extends FakePlatform {
     return `1789${String(Date.now()).slice(-7)}${String(this.next).padStart(6, '0')}`;
   }
 
-  /** A Graph route: the token comes as a Bearer header, an `access_token` query or form field. */
-  graph(method: string, path: string, handler: GraphHandler, tag: RouteTag = 'read'): void {
+  /**
+   * A Graph route: the token comes as a Bearer header, an `access_token` query or form field (Graph
+   * documents all three). `scopes`: the permissions the endpoint's reference lists.
+   */
+  graph(method: string, path: string, handler: GraphHandler, tag: RouteTag = 'read', scopes?: RouteScopes): void {
     this.route(method, path, (req, res) => {
       const value = req.headers.authorization?.match(/^(?:Bearer|OAuth) (.+)$/)?.[1] ?? paramsOf(req).get('access_token');
       if (!value) return graphError(res, 400, 104, 'An access token is required to request this resource.');
       const token = this.tokens.get(value);
       if (!token || token.expiresAt <= Date.now()) return graphError(res, 400, 190, 'Error validating access token: Session has expired.', 463);
+      if (!scopesGrant(token.scopes, scopes)) return graphError(res, 403, 10, '(#10) Application does not have permission for this action');
       req.account = token.accountId;
       handler(req, res, token);
     }, { tag, auth: false });
@@ -181,15 +187,15 @@ export class InstagramFake extends FakePlatform {
       if (typeof made === 'string') return graphError(res, 400, 100, made, 2207023);
       this.containers.set(made.id, made);
       json(res, 200, { id: made.id });
-    }, 'prepare');
-    this.graph('POST', `${V}/:igUserId/media_publish`, (req, res, token) => this.publish(req, res, token), 'publish');
+    }, 'prepare', PUBLISH_SCOPES);
+    this.graph('POST', `${V}/:igUserId/media_publish`, (req, res, token) => this.publish(req, res, token), 'publish', PUBLISH_SCOPES);
     this.graph('GET', `${V}/:igUserId/media`, (req, res, token) => {
       if (req.params.igUserId !== token.accountId) return this.noObject(res, req.params.igUserId, 'get');
       const limit = Number(req.query.get('limit') ?? 25);
       // Stories are not feed media: Graph lists them under /stories, not here.
       const posts = this.posts.filter((p) => p.accountId === token.accountId && p.extra.media_type !== 'STORIES').reverse().slice(0, limit);
       json(res, 200, { data: posts.map((p) => pick(this.mediaOf(p), req.query.get('fields'))), paging: { cursors: { before: 'QVFIUa', after: 'QVFIUb' } } });
-    });
+    }, 'read', { all: ['instagram_basic'] });
     this.graph('GET', `${V}/:id/insights`, (req, res, token) => this.insights(req, res, token), 'metrics');
     this.graph('GET', `${V}/:id`, (req, res, token) => this.read(req, res, token));
   }

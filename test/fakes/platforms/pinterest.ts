@@ -40,17 +40,20 @@ export async function startPinterestFake(options: Partial<FakePlatformOptions> =
   const fake = new PinterestFake({ clientId: 'pinterest-client', clientSecret: 'pinterest-secret', accountId: 'lunagrows', accountName: 'lunagrows', ...options });
   const owner = fake.options.accountId!;
   fake.boards.push({ id: '1001', name: 'Balcony garden', privacy: 'PUBLIC', owner }, { id: '1002', name: 'Recipes', privacy: 'SECRET', owner });
+  fake.refuseBody = (res, message) => error(res, 400, 1, `Invalid request body: ${message}`);
+  fake.refuseScope = (res) => error(res, 401, 3, 'Authorization failed.');
   mountOAuth(fake);
   fake.route('GET', '/v5/user_account', (req, res) =>
     json(res, 200, {
       account_type: 'BUSINESS', id: '549755885175', username: req.account, profile_image: `${fake.url}/avatar.jpg`, website_url: '', board_count: fake.boards.length,
       ...(fake.followers === null ? {} : { follower_count: fake.followers, following_count: 3, pin_count: fake.posts.length, monthly_views: 1000 }),
     }),
-  );
-  fake.route('GET', '/v5/pins/:pinId/analytics', (req, res) => pinAnalytics(fake, req, res), { tag: 'metrics' });
-  fake.route('GET', '/v5/boards', (req, res) => listBoards(fake, req, res));
-  fake.route('POST', '/v5/pins', (req, res) => createPin(fake, req, res), { tag: 'publish' });
-  fake.route('GET', '/v5/boards/:boardId/pins', (req, res) => boardPins(fake, req, res));
+  { scopes: { all: ['user_accounts:read'] } });
+  // The scopes Pinterest's v5 reference lists per operation.
+  fake.route('GET', '/v5/pins/:pinId/analytics', (req, res) => pinAnalytics(fake, req, res), { tag: 'metrics', scopes: { all: ['pins:read', 'user_accounts:read'] } });
+  fake.route('GET', '/v5/boards', (req, res) => listBoards(fake, req, res), { scopes: { all: ['boards:read'] } });
+  fake.route('POST', '/v5/pins', (req, res) => createPin(fake, req, res), { tag: 'publish', scopes: { all: ['boards:read', 'pins:read', 'pins:write'] } });
+  fake.route('GET', '/v5/boards/:boardId/pins', (req, res) => boardPins(fake, req, res), { scopes: { all: ['boards:read', 'pins:read'] } });
   return fake.listen();
 }
 

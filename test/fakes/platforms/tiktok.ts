@@ -66,6 +66,8 @@ export async function startTikTokFake(options: Partial<FakePlatformOptions> = {}
     accessTtlSeconds: 86_400,
     ...options,
   });
+  fake.refuseBody = (res, message) => apiError(res, 400, 'invalid_params', message);
+  fake.refuseScope = (res) => apiError(res, 401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
   fake.mountAuthorize(TIKTOK_PATHS.authorizeUrl, 'client_key');
   mountOAuth(fake);
   mountRevoke(fake);
@@ -129,7 +131,7 @@ function mountUserInfo(fake: TikTokFake): void {
       if (fake.followers !== null) (user as Record<string, unknown>).follower_count = fake.followers;
     }
     ok(res, { user });
-  });
+  }, { scopes: { all: ['user.info.basic'] } });
   fake.route('POST', '/v2/video/query/', (req, res) => queryVideos(fake, req, res), { tag: 'metrics' });
 }
 
@@ -161,9 +163,10 @@ function mountPosting(fake: TikTokFake): void {
       stitch_disabled: false,
       max_video_post_duration_sec: 600,
     });
-  }, { tag: 'prepare' });
-  fake.route('POST', '/v2/post/publish/video/init/', (req, res) => initVideo(fake, req, res), { tag: 'publish' });
-  fake.route('POST', '/v2/post/publish/status/fetch/', (req, res) => fetchStatus(fake, req, res), { tag: 'read' });
+  }, { tag: 'prepare', scopes: { all: ['video.publish'] } });
+  // Direct Post needs video.publish; the status fetch serves Direct Post and inbox uploads alike.
+  fake.route('POST', '/v2/post/publish/video/init/', (req, res) => initVideo(fake, req, res), { tag: 'publish', scopes: { all: ['video.publish'] } });
+  fake.route('POST', '/v2/post/publish/status/fetch/', (req, res) => fetchStatus(fake, req, res), { tag: 'read', scopes: { any: ['video.publish', 'video.upload'] } });
 }
 
 /** Validates like TikTok (caption length, an offered privacy level, a pullable URL), then posts. */

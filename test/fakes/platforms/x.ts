@@ -37,14 +37,27 @@ export class XFake extends FakePlatform {
 }
 
 export async function startXFake(options: Partial<FakePlatformOptions> = {}): Promise<XFake> {
-  const fake = new XFake({ clientId: 'x-client', clientSecret: 'x-secret', accountId: '1460000000000000001', accountName: 'luna_grows', accessTtlSeconds: 7200, ...options });
+  const fake = new XFake({
+    clientId: 'x-client',
+    clientSecret: 'x-secret',
+    accountId: '1460000000000000001',
+    accountName: 'luna_grows',
+    accessTtlSeconds: 7200,
+    // X issues a refresh token only to a consent that included `offline.access`.
+    refreshTokenWanted: (scopes) => scopes.includes('offline.access'),
+    ...options,
+  });
+  fake.refuseBody = (res, message) => problem(res, 400, 'Invalid Request', message);
+  fake.refuseScope = (res) => problem(res, 403, 'Forbidden', 'The access token lacks a scope this endpoint requires.');
   mountOAuth(fake);
-  fake.route('GET', '/2/users/me', (req, res) => json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName ?? 'luna_grows' } }));
-  fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare' });
-  fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish' });
-  fake.route('GET', '/2/users/:id/tweets', (req, res) => timeline(fake, req, res));
-  fake.route('GET', '/2/users/:id', (req, res) => userMetrics(fake, req, res), { tag: 'metrics' });
-  fake.route('GET', '/2/tweets', (req, res) => tweetMetrics(fake, req, res), { tag: 'metrics' });
+  // The scopes each endpoint's reference page lists for OAuth 2.0 user tokens.
+  const read = { all: ['tweet.read', 'users.read'] };
+  fake.route('GET', '/2/users/me', (req, res) => json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName ?? 'luna_grows' } }), { scopes: read });
+  fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare', scopes: { all: ['media.write'] } });
+  fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish', scopes: { all: ['tweet.read', 'tweet.write', 'users.read'] } });
+  fake.route('GET', '/2/users/:id/tweets', (req, res) => timeline(fake, req, res), { scopes: read });
+  fake.route('GET', '/2/users/:id', (req, res) => userMetrics(fake, req, res), { tag: 'metrics', scopes: read });
+  fake.route('GET', '/2/tweets', (req, res) => tweetMetrics(fake, req, res), { tag: 'metrics', scopes: read });
   return fake.listen();
 }
 
@@ -64,7 +77,7 @@ function mountOAuth(fake: XFake): void {
     if (q.get('client_id') !== fake.options.clientId || !redirectUri || q.get('response_type') !== 'code' || !q.get('code_challenge') || q.get('code_challenge_method') !== 'S256') {
       return json(res, 400, { error: 'invalid_request', error_description: 'Missing or invalid authorization parameters.' });
     }
-    const code = fake.issueCode(redirectUri, q.get('code_challenge')!, (q.get('scope') ?? '').split(' ').filter(Boolean));
+    const code = fake.issueCode(redirectUri, q.get('code_challenge')!, (q.get('scope') ?? '').split(' ').filter(Boolean), q);
     const target = new URL(redirectUri);
     target.searchParams.set('state', q.get('state') ?? '');
     target.searchParams.set('code', code);

@@ -62,13 +62,17 @@ export async function startYouTubeFake(options: Partial<FakePlatformOptions> = {
     accountId: 'UCfakeChannel000000000001',
     accountName: 'Luna Gardens',
     accessTtlSeconds: 3599,
+    // Google sends a refresh token only when the consent asked for offline access.
+    refreshTokenWanted: (_scopes, authorize) => authorize.get('access_type') === 'offline',
     ...options,
   });
+  fake.refuseBody = (res, message) => fail(res, 400, 'parseError', message);
+  fake.refuseScope = (res) => fail(res, 403, 'insufficientPermissions', 'Request had insufficient authentication scopes.');
   fake.mountAuthorize(YOUTUBE_PATHS.authorizeUrl);
   mountOAuth(fake);
   mountApi(fake);
-  fake.route('POST', UPLOAD_PATH, (req, res) => openSession(fake, req, res), { tag: 'prepare' });
-  fake.route('PUT', UPLOAD_PATH, (req, res) => putUpload(fake, req, res), { tag: 'publish' });
+  fake.route('POST', UPLOAD_PATH, (req, res) => openSession(fake, req, res), { tag: 'prepare', scopes: UPLOAD_SCOPES });
+  fake.route('PUT', UPLOAD_PATH, (req, res) => putUpload(fake, req, res), { tag: 'publish', scopes: UPLOAD_SCOPES });
   return fake.listen();
 }
 
@@ -104,6 +108,12 @@ function mountOAuth(fake: YouTubeFake): void {
   }, { auth: false, tag: 'oauth' });
 }
 
+const AUTH = 'https://www.googleapis.com/auth';
+/** videos.insert takes any of these (its reference page's Authorization section). */
+const UPLOAD_SCOPES = { any: [`${AUTH}/youtube.upload`, `${AUTH}/youtube`, `${AUTH}/youtube.force-ssl`, `${AUTH}/youtubepartner`] };
+/** channels.list, search.list and videos.list read with any of these. */
+const READ_SCOPES = { any: [`${AUTH}/youtube.readonly`, `${AUTH}/youtube`, `${AUTH}/youtube.force-ssl`, `${AUTH}/youtubepartner`] };
+
 function mountApi(fake: YouTubeFake): void {
   fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/channels`, (req, res) => {
     const parts = req.query.get('part')?.split(',') ?? [];
@@ -115,9 +125,9 @@ function mountApi(fake: YouTubeFake): void {
     const statistics = parts.includes('statistics') ? { statistics: channelStatistics(fake) } : {};
     const items = fake.hasChannel ? [{ kind: 'youtube#channel', id: req.account, ...snippet, ...statistics }] : [];
     json(res, 200, { kind: 'youtube#channelListResponse', pageInfo: { totalResults: items.length, resultsPerPage: 5 }, items });
-  });
-  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/search`, (req, res) => search(fake, req, res));
-  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/videos`, (req, res) => videoStatistics(fake, req, res), { tag: 'metrics' });
+  }, { scopes: READ_SCOPES });
+  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/search`, (req, res) => search(fake, req, res), { scopes: READ_SCOPES });
+  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/videos`, (req, res) => videoStatistics(fake, req, res), { tag: 'metrics', scopes: READ_SCOPES });
 }
 
 /** As channels.list serves them: counts as strings; a hidden subscriber count still reads 0. */

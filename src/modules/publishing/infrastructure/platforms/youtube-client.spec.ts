@@ -87,7 +87,8 @@ describe('YouTubeClient OAuth', () => {
     expect(bad.code).toBe('token_expired');
 
     fake.hasChannel = false;
-    const none = await failure(client().exchangeCode({ code: fake.issueCode(REDIRECT), redirectUri: REDIRECT }));
+    // A consent with the scopes the look-up needs: only the missing channel can refuse it.
+    const none = await failure(client().exchangeCode({ code: fake.issueCode(REDIRECT, undefined, SCOPES), redirectUri: REDIRECT }));
     expect(none.code).toBe('content_rejected');
     expect(none.message).toContain('no YouTube channel');
   });

@@ -9,7 +9,7 @@ import { ReplicateImageGenerator } from './replicate-image-generator.js';
 
 const TOKEN = 'r8_test_token';
 const MODEL = 'black-forest-labs/flux-dev';
-const LORA_MODELS = { 'flux-dev': 'black-forest-labs/flux-dev-lora', sdxl: 'stability-ai/sdxl:39ed52f2a78e' };
+const LORA_MODELS = { 'flux-dev': 'black-forest-labs/flux-dev-lora', sdxl: 'stability-ai/sdxl:39ed52f2a78e934b3ba6e2a89f5b1c712de7dfea535525255b1aa35c5565e08b' };
 const WEIGHTS = 'https://replicate.delivery/xezq/abc/trained_model.tar';
 let fake: FakeReplicate;
 let retry: ReturnType<typeof recordedSleep>;
@@ -68,13 +68,13 @@ describe('ReplicateImageGenerator', () => {
     // Sync mode waits no longer than the 5 s budget allows, so the answer (and its id) comes back in time.
     expect(create.prefer).toBe('wait=3');
     expect(create.cancelAfter).toBe('5s');
+    // flux-dev declares no negative prompt: Replicate would refuse the property, so it is left out.
     expect(create.body.input).toEqual({
       prompt: 'tomatoes on a balcony at golden hour, sunlit film, soft focus',
       num_outputs: 2,
       aspect_ratio: '1:1',
       output_format: 'png',
       seed: 42,
-      negative_prompt: 'blurry',
     });
     expect(fake.requestsTo('/v1/predictions/', 'GET')).toHaveLength(0);
   });
@@ -86,10 +86,14 @@ describe('ReplicateImageGenerator', () => {
 
   it('runs a pinned model version through the generic endpoint', async () => {
     const client = new ReplicateClient({ baseUrl: fake.url, token: TOKEN, timeoutMs: 5_000, maxDownloadBytes: 1024 * 1024 });
-    await new ReplicateImageGenerator(client, 'stability-ai/sdxl:39ed52f2a78e', LORA_MODELS).generate(request({ count: 1 }));
+    await new ReplicateImageGenerator(client, LORA_MODELS.sdxl, LORA_MODELS).generate(request({ count: 1, negativePrompt: 'blurry' }));
     const [create] = fake.requestsTo('/v1/predictions', 'POST');
     expect(create.path).toBe('/v1/predictions');
-    expect(create.body.version).toBe('stability-ai/sdxl:39ed52f2a78e');
+    expect(create.body.version).toBe(LORA_MODELS.sdxl);
+    // cog-sdxl's own inputs: a free size and a negative prompt, no aspect_ratio or output_format.
+    expect(create.body.input).toMatchObject({ width: 1024, height: 1024, negative_prompt: 'blurry' });
+    expect(Object.keys(create.body.input)).not.toEqual(expect.arrayContaining(['aspect_ratio']));
+    expect(create.body.input.output_format).toBeUndefined();
   });
 
   it('polls a prediction that is still running until it succeeds', async () => {
@@ -100,11 +104,12 @@ describe('ReplicateImageGenerator', () => {
     expect(fake.requestsTo('/v1/predictions/fakepred', 'GET')).toHaveLength(3);
   });
 
-  it('sends sizes that are no named aspect ratio as width and height', async () => {
+  it('sends a size that is no named aspect ratio to flux-dev as the nearest named ratio (it takes no free size)', async () => {
     await generator().generate(request({ width: 1000, height: 700, count: 1 }));
     const input = creates()[0].body.input;
-    expect(input).toMatchObject({ width: 1000, height: 700 });
-    expect(input.aspect_ratio).toBeUndefined();
+    expect(input.aspect_ratio).toBe('3:2');
+    expect(input.width).toBeUndefined();
+    expect(input.height).toBeUndefined();
   });
 
   it('passes the init image as a data URI with the prompt strength', async () => {
@@ -251,6 +256,7 @@ describe('ReplicateImageGenerator', () => {
       expect(create.body.version).toBe(LORA_MODELS.sdxl);
       expect(create.body.input).toMatchObject({ replicate_weights: WEIGHTS, lora_scale: 0.6, width: 1024, height: 1280, prompt: expect.stringMatching(/^LUNA_K7, /) });
       expect(create.body.input.aspect_ratio).toBeUndefined();
+      expect(create.body.input.output_format).toBeUndefined();
       expect(create.body.input.lora_weights).toBeUndefined();
     });
 

@@ -1,5 +1,5 @@
 import { ImageGenerator, type GeneratedMedia, type ImageLora, type ImageRequest } from '../../../application/ports/index.js';
-import { namedAspectRatio } from '../shared/aspect.js';
+import { namedAspectRatio, nearestAspectRatio } from '../shared/aspect.js';
 import { toDataUri } from '../shared/data-uri.js';
 import { describeImage, inlineImage } from '../shared/image-input.js';
 import { promptWithLook } from '../shared/prompt.js';
@@ -32,7 +32,7 @@ export class ReplicateImageGenerator extends ImageGenerator {
     const images: GeneratedMedia[] = [];
     for (let batch = 0; images.length < req.count; batch++) {
       const wanted = Math.min(MAX_OUTPUTS_PER_PREDICTION, req.count - images.length);
-      const prediction = await this.client.run(model, imageInput(req, wanted, batch, init), signal);
+      const prediction = await this.client.run(model, imageInput(req, wanted, batch, init, inputFamily(model, lora)), signal);
       const files = await this.client.downloadOutputs(prediction, signal);
       if (files.length < wanted) {
         throw upstreamFailed('replicate', 'bad_response', `Replicate made ${files.length} of the ${wanted} images asked for.`, { prediction_id: prediction.id });
@@ -54,20 +54,30 @@ function replicateLora(req: ImageRequest): (ImageLora & { weightsUrl: string }) 
 }
 
 /**
+ * Which input schema a model takes. Replicate refuses an input property the model's schema does
+ * not declare (422), so the two families get only their own: flux-dev (and flux-dev-lora) take
+ * `aspect_ratio` and `output_format` but no size or negative prompt; cog-sdxl takes `width`,
+ * `height` and `negative_prompt` but no `aspect_ratio` or `output_format` (it answers PNG).
+ */
+export type InputFamily = 'flux' | 'sdxl';
+
+export function inputFamily(model: string, lora?: ImageLora): InputFamily {
+  return lora?.baseModel === 'sdxl' || /(^|\/)sdxl(:|$)/.test(model) ? 'sdxl' : 'flux';
+}
+
+/**
  * The model input: the prompt in the character's look, the size, the init image when given, and
  * the character's LoRA weights with its trigger word in the prompt.
  */
-export function imageInput(req: ImageRequest, count: number, batch: number, initImage?: string): Record<string, unknown> {
+export function imageInput(req: ImageRequest, count: number, batch: number, initImage?: string, family: InputFamily = 'flux'): Record<string, unknown> {
   const lora = replicateLora(req);
-  const aspect = namedAspectRatio(req.width, req.height);
   return {
     prompt: withTrigger(promptWithLook(req), lora),
     num_outputs: count,
-    // cog-sdxl has no aspect_ratio input: it would drop one silently and draw 1024x1024.
-    ...(aspect && lora?.baseModel !== 'sdxl' ? { aspect_ratio: aspect } : { width: req.width, height: req.height }),
-    output_format: 'png',
+    ...(family === 'sdxl'
+      ? { width: req.width, height: req.height, ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}) }
+      : { aspect_ratio: namedAspectRatio(req.width, req.height) ?? nearestAspectRatio(req.width, req.height), output_format: 'png' }),
     ...(req.seed !== undefined ? { seed: req.seed + batch * MAX_OUTPUTS_PER_PREDICTION } : {}),
-    ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}),
     ...(initImage ? { image: initImage, prompt_strength: req.strength ?? 0.8 } : {}),
     ...(lora ? loraInput(lora) : {}),
   };

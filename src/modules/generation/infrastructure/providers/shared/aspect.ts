@@ -18,3 +18,12 @@ export function namedAspectRatio(width: number, height: number): string | undefi
     return width * h === height * w;
   });
 }
+
+/** The named ratio closest to `width`:`height` (by log of the ratio), for models that take no free size. */
+export function nearestAspectRatio(width: number, height: number): string {
+  const distance = (name: string) => {
+    const [w, h] = name.split(':').map(Number);
+    return Math.abs(Math.log(width / height) - Math.log(w / h));
+  };
+  return NAMED.reduce((best, name) => (distance(name) < distance(best) ? name : best));
+}
