@@ -6,7 +6,7 @@ import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedIn
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
-import { canPublish } from '../domain/compatibility.js';
+import { canPublish, refusalOf } from '../domain/compatibility.js';
 import { postTimeFor } from '../domain/post-time.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, hoursFromHistory, MIN_GAP_MS, type SlotHours, type SlotSource, type SlotTarget } from '../domain/slots.js';
@@ -173,20 +173,25 @@ function platformOf(name: string, field = 'platforms'): { name: string; platform
   return { name, platform: canonicalPlatform(name) };
 }
 
-/** The platform a name means, if it can publish the item's type (contract §6); else 400 on `field`. */
-export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'>, field = 'platforms'): Platform {
+/**
+ * The platform a name means, if it can publish the item's type (contract §6) and, when the item's
+ * media are given, those media (the media rules table); else 400 on `field`, saying why.
+ */
+export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'> & { media?: ContentItem['media'] }, field = 'platforms'): Platform {
   const { platform } = platformOf(name, field);
   // Named as the client spelled it (`x`, `microblog`), in the message as in the details.
   if (!canPublish(platform, item.contentType)) {
     throw new AppError('validation_failed', `${name} cannot publish ${item.contentType} content.`, [{ field, message: `${name} does not take ${item.contentType} content` }]);
   }
+  const refusal = item.media ? refusalOf(platform, { contentType: item.contentType, media: item.media }) : null;
+  if (refusal) throw new AppError('validation_failed', refusal, [{ field, message: refusal }]);
   return platform;
 }
 
 /** An item's platforms for planning: the requested ones it fits, else its own (when it fits). */
 function targetOf(item: ContentItem, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
   const candidates = requested ?? (isPlatformName(item.platform) ? [{ name: item.platform, platform: canonicalPlatform(item.platform) }] : []);
-  return { contentId: item.id, platforms: candidates.filter((c) => canPublish(c.platform, item.contentType)) };
+  return { contentId: item.id, platforms: candidates.filter((c) => refusalOf(c.platform, item) === null) };
 }
 
 function dedupe(names: string[]): string[] {
