@@ -62,7 +62,7 @@ export class ScheduleService {
       // From the start of the first local day: its earlier posts count towards the daily caps.
       const dayStart = zonedInstant(localParts(notBefore, timezone), 0, timezone);
       const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
-      const targets = items.map((item) => targetOf(item, requested));
+      const targets = items.map((item) => targetOf(item, timezone, requested));
       await this.connections.requirePostable(tx, workspaceId, targets.flatMap((t) => t.platforms));
       const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone, hours: planned.hours });
       const byId = new Map(items.map((i) => [i.id, i]));
@@ -188,10 +188,14 @@ export function compatiblePlatform(name: string, item: Pick<ContentItem, 'conten
   return platform;
 }
 
-/** An item's platforms for planning: the requested ones it fits, else its own (when it fits). */
-function targetOf(item: ContentItem, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
+/**
+ * An item's platforms for planning: the requested ones it fits, else its own (when it fits); and
+ * the local day it was planned for (a week plan's `planned_for`), in the character's zone.
+ */
+function targetOf(item: ContentItem, timezone: string, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
   const candidates = requested ?? (isPlatformName(item.platform) ? [{ name: item.platform, platform: canonicalPlatform(item.platform) }] : []);
-  return { contentId: item.id, platforms: candidates.filter((c) => refusalOf(c.platform, item) === null) };
+  const day = item.plannedFor ? localParts(item.plannedFor, timezone) : null;
+  return { contentId: item.id, platforms: candidates.filter((c) => refusalOf(c.platform, item) === null), day };
 }
 
 function dedupe(names: string[]): string[] {
