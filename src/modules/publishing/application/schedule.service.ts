@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PUBLISH_PLATFORMS } from '../../../config/index.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type Page, type PageRequest, type Platform } from '../../../core/index.js';
+import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type LocalDate, type Page, type PageRequest, type Platform } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
@@ -21,7 +21,8 @@ const PLAN_LIMIT = 200;
 
 export interface GenerateInput {
   characterId: string;
-  startDate: Date;
+  /** An instant, or a local day that starts at midnight in the character's zone. */
+  startDate: Date | LocalDate;
   platforms?: string[];
   days: number;
 }
@@ -57,7 +58,8 @@ export class ScheduleService {
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
-      const notBefore = new Date(Math.max(input.startDate.getTime(), Date.now()));
+      const start = input.startDate instanceof Date ? input.startDate : zonedInstant(input.startDate, 0, timezone);
+      const notBefore = new Date(Math.max(start.getTime(), Date.now()));
       const windowEnd = new Date(notBefore.getTime() + (input.days + 1) * DAY_MS);
       // From the start of the first local day: its earlier posts count towards the daily caps.
       const dayStart = zonedInstant(localParts(notBefore, timezone), 0, timezone);
