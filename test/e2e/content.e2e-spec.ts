@@ -220,16 +220,18 @@ describe('content', () => {
   }, 120_000);
 
   it('plans TikTok and YouTube slots as short videos (MP4 from the video generator), priced per second', async () => {
-    const character = await createCharacter(alice, { name: 'Vid' });
-    const before = await balance(alice);
-    const res = await api(server).post('/content/generate-week').set(alice.auth).send({
+    // A new workspace: the week fits in the signup grant.
+    const dana = await registerUser(server);
+    const character = await createCharacter(dana, { name: 'Vid' });
+    const before = await balance(dana);
+    const res = await api(server).post('/content/generate-week').set(dana.auth).send({
       character_id: character, week: '2030-03-04', posts_per_day: 1, platforms: ['tiktok', 'video_share'],
     });
     expect(res.status).toBe(202);
     // Seven posts at 1 each, each with a 5-second video at 1 a second.
-    expect(await balance(alice)).toBe(before - 7 * (1 + 5));
+    expect([before, await balance(dana)]).toEqual([50, 50 - 7 * (1 + 5)]);
     const ready = await waitFor(async () => {
-      const page = (await api(server).get(`/content/queue?character_id=${character}&status=ready&page_size=100`).set(alice.auth)).body;
+      const page = (await api(server).get(`/content/queue?character_id=${character}&status=ready&page_size=100`).set(dana.auth)).body;
       return page.total === 7 ? page : undefined;
     }, 120_000, 'all 7 videos ready');
     for (const item of ready.items as Item[]) {
@@ -243,7 +245,7 @@ describe('content', () => {
     expect(new Set((ready.items as Item[]).map((i) => i.platform))).toEqual(new Set(['tiktok', 'video_share']));
     // The videos were paid with the week; none was charged again.
     const itemIds = new Set((ready.items as Item[]).map((i) => i.id));
-    expect((await ledger(alice)).filter((e) => itemIds.has(e.ref_id))).toEqual([]);
+    expect((await ledger(dana)).filter((e) => itemIds.has(e.ref_id))).toEqual([]);
   }, 180_000);
 
   it('refuses paid work the balance cannot cover with 402 and creates nothing', async () => {
