@@ -109,6 +109,15 @@ describe('the API documents of the application', () => {
     expect(danglingRefs(docs.asyncapi)).toEqual([]);
   });
 
+  it('documents the inputs that disagreed: the voice clone name, start_date as a day, timezone on create, slug on create', () => {
+    const schemas = (docs.openapi as { components: { schemas: Record<string, { required?: string[]; properties: Record<string, { description?: string }> }> } }).components.schemas;
+    expect(schemas.CloneVoiceDto.required).toContain('name');
+    expect(schemas.CloneVoiceDto.properties.name.description).toMatch(/^Required/);
+    expect(schemas.GenerateScheduleDto.properties.start_date.description).toMatch(/YYYY-MM-DD/);
+    expect(Object.keys(schemas.CreateCharacterDto.properties)).toContain('timezone');
+    expect(Object.keys(schemas.CreateOrganisationDto.properties)).toContain('slug');
+  });
+
   it('describes every event the code can publish, with its payload schema, and the socket protocol', () => {
     const { asyncapi } = docs;
     expect(asyncapi.asyncapi).toBe('3.0.0');

@@ -107,6 +107,14 @@ describe('auth', () => {
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     });
+
+    it('says a missing accept_terms or accept_privacy must be true, not only that it is required', async () => {
+      for (const field of ['accept_terms', 'accept_privacy']) {
+        const res = await api(server).post('/auth/register').send(registration({ [field]: undefined }));
+        expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+        expect(res.body.details).toEqual([{ field, message: `${field} is required and must be true` }]);
+      }
+    });
   });
 
   describe('POST /auth/login', () => {

@@ -164,12 +164,22 @@ describe('characters', () => {
       ['a non-boolean autopilot', { name: 'A', niche: 'b', settings: { autopilot: 'yes' } }, 'settings.autopilot'],
       ['a non-http reference image', { name: 'A', niche: 'b', reference_images: ['ftp://x.example/a.png'] }, 'reference_images'],
       ['more than 10 reference images', { name: 'A', niche: 'b', reference_images: Array.from({ length: 11 }, (_, i) => `https://x.example/${i}.png`) }, 'reference_images'],
-      ['a timezone on create', { name: 'A', niche: 'b', timezone: 'Europe/Paris' }, 'timezone'],
+      ['a timezone that is not an IANA zone', { name: 'A', niche: 'b', timezone: 'Mars/Olympus_Mons' }, 'timezone'],
     ])('refuses %s with 400', async (_what, body, field) => {
       const res = await create(owner, body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
+    });
+
+    it('takes a timezone on create as PATCH does, in its canonical spelling', async () => {
+      const user = await registerUser(server);
+      const res = await create(user, { name: 'Zoned', niche: 'travel', timezone: 'europe/paris' });
+      expect([res.status, res.body.character?.timezone]).toEqual([201, 'Europe/Paris']);
+      const read = await api(server).get(`/characters/${res.body.character.id}`).set(user.auth);
+      expect(read.body.character.timezone).toBe('Europe/Paris');
+      const none = await create(user, { name: 'Unzoned', niche: 'travel', timezone: null });
+      expect([none.status, none.body.character?.timezone]).toEqual([201, null]);
     });
 
     it('answers 401 without a session on every route', async () => {

@@ -115,7 +115,8 @@ describe('content: provider failures', () => {
     const calendar = await api(server).get(`/content/calendar?character_id=${character}&from=2031-03-03&to=2031-03-09`).set(user.auth);
     expect(calendar.body.days.flatMap((d: Item) => d.items)).toEqual([]);
     const entries = (await r.ledger()).filter((e) => e.ref_id === res.body.job.id).map((e) => [e.reason, e.amount]);
-    expect(entries.sort()).toEqual([['content_week_plan', -28], ['content_week_plan_refund', 28]]);
+    // Seven Instagram posts, two of them reels (videos): 7 × 1 + 5 images × 3 + 2 videos × 5 s.
+    expect(entries.sort()).toEqual([['content_week_plan', -32], ['content_week_plan_refund', 32]]);
   }, 90_000);
 
   it('content deleted with its character while it is generated: the job fails and refunds', async () => {

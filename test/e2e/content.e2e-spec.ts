@@ -162,7 +162,8 @@ describe('content', () => {
     expect(res.status).toBe(202);
     expect(Object.keys(res.body)).toEqual(['job']);
     expect(res.body.job).toMatchObject({ job_type: 'generate_week', status: 'pending', progress: 0, character_id: character, content_id: null });
-    expect(await balance(alice)).toBe(before - 14 * 4);
+    // 14 posts at 1 each; Instagram's 2nd and 5th are reels (videos of 5 s at 1 a second), the 12 others images at 3.
+    expect(await balance(alice)).toBe(before - 60);
 
     const job = await waitFor(async () => {
       const j = (await api(server).get(`/jobs/${res.body.job.id}`).set(alice.auth)).body.job;
@@ -174,6 +175,8 @@ describe('content', () => {
       return page.total === 14 ? page : undefined;
     }, 60_000, 'all 14 items ready');
     expect(ready.items.every((i: Item) => i.media.length === 1 && i.caption)).toBe(true);
+    const kinds = ready.items.map((i: Item) => `${i.content_type}:${i.media[0].kind}`).sort();
+    expect(kinds).toEqual([...Array(2).fill('reel:video'), ...Array(11).fill('single:image'), 'story:image'].sort());
     // The guidance steers the writer; it is never written about as a topic.
     expect(ready.items.filter((i: Item) => /keep it upbeat/i.test(`${i.caption} ${i.image_prompt}`)).map((i: Item) => i.caption)).toEqual([]);
 
@@ -206,15 +209,44 @@ describe('content', () => {
     expect(everyone.body.timezone).toBe('America/New_York');
 
     const entries = await ledger(alice);
-    expect(entries.filter((e) => e.ref_id === res.body.job.id).map((e) => [e.reason, e.amount])).toEqual([['content_week_plan', -56]]);
+    expect(entries.filter((e) => e.ref_id === res.body.job.id).map((e) => [e.reason, e.amount])).toEqual([['content_week_plan', -60]]);
     const itemIds = new Set(ready.items.map((i: Item) => i.id));
     expect(entries.filter((e) => itemIds.has(e.ref_id))).toEqual([]);
 
     const viaMirror = await api(server).post(`/characters/${character}/content/generate-week`).set(alice.auth).send({ week: '2030-02-04' });
     expect(viaMirror.status).toBe(202);
     expect(viaMirror.body.job).toMatchObject({ job_type: 'generate_week', character_id: character });
-    expect(await balance(alice)).toBe(before - 56 - 28);
+    expect(await balance(alice)).toBe(before - 60 - 32);
   }, 120_000);
+
+  it('plans TikTok and YouTube slots as short videos (MP4 from the video generator), priced per second', async () => {
+    // A new workspace: the week fits in the signup grant.
+    const dana = await registerUser(server);
+    const character = await createCharacter(dana, { name: 'Vid' });
+    const before = await balance(dana);
+    const res = await api(server).post('/content/generate-week').set(dana.auth).send({
+      character_id: character, week: '2030-03-04', posts_per_day: 1, platforms: ['tiktok', 'video_share'],
+    });
+    expect(res.status).toBe(202);
+    // Seven posts at 1 each, each with a 5-second video at 1 a second.
+    expect([before, await balance(dana)]).toEqual([50, 50 - 7 * (1 + 5)]);
+    const ready = await waitFor(async () => {
+      const page = (await api(server).get(`/content/queue?character_id=${character}&status=ready&page_size=100`).set(dana.auth)).body;
+      return page.total === 7 ? page : undefined;
+    }, 120_000, 'all 7 videos ready');
+    for (const item of ready.items as Item[]) {
+      expect([item.platform, item.content_type, item.media.length, item.media[0].kind]).toEqual([item.platform, 'short', 1, 'video']);
+      expect(item.media[0]).toMatchObject({ duration_seconds: 5 });
+      const file = await fetch(new URL(mediaPath(item.media[0].url), server.url));
+      expect([file.status, file.headers.get('content-type')]).toEqual([200, 'video/mp4']);
+      // An MP4 opens with its ftyp box.
+      expect(Buffer.from(await file.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+    }
+    expect(new Set((ready.items as Item[]).map((i) => i.platform))).toEqual(new Set(['tiktok', 'video_share']));
+    // The videos were paid with the week; none was charged again.
+    const itemIds = new Set((ready.items as Item[]).map((i) => i.id));
+    expect((await ledger(dana)).filter((e) => itemIds.has(e.ref_id))).toEqual([]);
+  }, 180_000);
 
   it('refuses paid work the balance cannot cover with 402 and creates nothing', async () => {
     const carol = await registerUser(server);
@@ -223,7 +255,7 @@ describe('content', () => {
 
     const week = await api(server).post('/content/generate-week').set(carol.auth).send({ character_id: character, posts_per_day: 2 });
     expect(week.status).toBe(402);
-    expect(week.body).toMatchObject({ code: 'insufficient_credits', details: { required: 56, balance: 50 } });
+    expect(week.body).toMatchObject({ code: 'insufficient_credits', details: { required: 66, balance: 50 } });
     const video = await api(server).post('/content/video/generate').set(carol.auth).send({ character_id: character, platform: 'tiktok', scene_description: 'x', duration_seconds: 60 });
     expect(video.status).toBe(402);
     expect(await count()).toBe(0);

@@ -103,6 +103,23 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect(updates).toHaveLength(1);
   });
 
+  it('takes a slug on create under the rules of PUT: 409 slug_taken when held, 400 when malformed', async () => {
+    const maker = await registerUser(server);
+    const slug = `side-${randomBytes(4).toString('hex')}`;
+    const created = await api(server).post('/organizations').set(maker.auth).send({ name: 'Side', slug });
+    expect([created.status, created.body.organization?.slug]).toEqual([201, slug]);
+    const read = await api(server).get(`/organizations/${created.body.organization.id}`).set(maker.auth);
+    expect(read.body.organization.slug).toBe(slug);
+    const taken = await api(server).post('/organizations').set(maker.auth).send({ name: 'Other', slug });
+    expect([taken.status, taken.body.code]).toEqual([409, 'slug_taken']);
+    for (const bad of ['AB', 'has space', 'x'.repeat(41), null]) {
+      const res = await api(server).post('/organizations').set(maker.auth).send({ name: 'Bad', slug: bad });
+      expect([bad, res.status, res.body.code]).toEqual([bad, 400, 'validation_failed']);
+    }
+    // Only the one workspace with the slug was made, besides the signup workspace.
+    expect((await api(server).get('/organizations').set(maker.auth)).body.total).toBe(2);
+  });
+
   it('invites a known and an unknown email alike (same status, same body shape), and nobody joins before accepting', async () => {
     const known = await registerUser(server);
     const unknown = uniqueEmail('nobody');

@@ -489,6 +489,22 @@ describe('publishing (sandbox mode)', () => {
       expect(posts.scheduled_posts.filter((p: Item) => p.content_id === single.id || p.content_id === tiktokItem.id)).toEqual([]);
     });
 
+    it('refuses a still image as a TikTok short or an Instagram reel with 400 saying why, as the platform would', async () => {
+      const stills = await createCharacter(alice, { name: 'Stills', settings: { autopilot: true } });
+      const still = await approvedItem(stills, { platform: 'tiktok', type: 'short' });
+      expect([still.content_type, still.media.map((m: Item) => m.kind)]).toEqual(['short', ['image']]);
+      const res = await schedule(alice, still.id, { scheduled_at: at(80) });
+      const why = 'TikTok short posts take video only; this one holds a still image.';
+      expect([res.status, res.body.code, res.body.message, res.body.details]).toEqual([400, 'validation_failed', why, [{ field: 'platforms', message: why }]]);
+      const reel = await schedule(alice, still.id, { scheduled_at: at(80), platforms: ['instagram'] });
+      expect([reel.status, reel.body.message]).toEqual([400, 'Instagram short posts take video only; this one holds a still image.']);
+      // The slot planner leaves it out rather than plan a post the platform would refuse.
+      const planned = await api(server).post('/schedule/generate').set(alice.auth).send({ character_id: stills, start_date: at(2000), days: 1 });
+      expect([planned.status, planned.body.scheduledPosts]).toEqual([201, []]);
+      const posts = await listPosts(alice, `character_id=${stills}&page_size=100`);
+      expect(posts.scheduled_posts.filter((p: Item) => p.content_id === still.id)).toEqual([]);
+    });
+
     it('refuses a second pending post of the same content on the same platform with 409 already_scheduled', async () => {
       const item = await approvedItem();
       const first = await scheduleOne(item.id, at(80));
@@ -603,6 +619,23 @@ describe('publishing (sandbox mode)', () => {
       expect(INSTAGRAM_SLOTS).toContain(localTime(ny.body.scheduledPosts[0].scheduled_at, 'America/New_York'));
     });
 
+    it("posts an item planned for a day on that day, in the character's zone; start_date may be a day", async () => {
+      const planner = await createCharacter(alice, { name: 'Planner', settings: { autopilot: true } });
+      const [thursday, saturday, free] = await approvedItems(3, planner);
+      // 10:00 in New York on Thursday 6 and Saturday 8 March 2031 (EST, UTC-5).
+      for (const [item, plannedFor] of [[thursday, '2031-03-06T15:00:00Z'], [saturday, '2031-03-08T15:00:00Z']] as const) {
+        expect((await api(server).patch(`/content/${item.id}`).set(alice.auth).send({ planned_for: plannedFor })).status).toBe(200);
+      }
+      const res = await plan(alice, { character_id: planner, start_date: '2031-03-03' });
+      expect([res.status, res.body.timezone]).toEqual([201, 'America/New_York']);
+      const day = (iso: string) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(new Date(iso));
+      const placed: Record<string, string> = Object.fromEntries((res.body.scheduledPosts as Item[]).map((p) => [p.content_id as string, p.scheduled_at as string]));
+      expect([day(placed[thursday.id]), day(placed[saturday.id])]).toEqual(['2031-03-06', '2031-03-08']);
+      for (const when of Object.values(placed)) expect(INSTAGRAM_SLOTS).toContain(localTime(when, 'America/New_York'));
+      // The unplanned item keeps the earliest good slot: 09:00 on the start day, which began at midnight New York time.
+      expect(placed[free.id]).toBe('2031-03-03T14:00:00.000Z');
+    });
+
     it('never plans before start_date, and only within the days asked for', async () => {
       const later = await createCharacter(alice, { name: 'Later', settings: { autopilot: true } });
       await approvedItems(3, later);
@@ -629,6 +662,8 @@ describe('publishing (sandbox mode)', () => {
         ['a malformed character id', { character_id: 'nope', start_date: START }],
         ['a content id as character', { character_id: missingId('cnt'), start_date: START }],
         ['words for a date', { character_id: studio, start_date: 'next monday' }],
+        ['a day that does not exist', { character_id: studio, start_date: '2031-02-30' }],
+        ['a day without its dashes', { character_id: studio, start_date: '20310303' }],
         ['an unknown platform', { character_id: studio, start_date: START, platforms: ['myspace'] }],
         ['empty platforms', { character_id: studio, start_date: START, platforms: [] }],
         ['days 0', { character_id: studio, start_date: START, days: 0 }],
@@ -794,6 +829,19 @@ describe('publishing (sandbox mode)', () => {
       } finally {
         await connect(alice, 'x');
       }
+    });
+
+    it('fails a post whose media the platform refuses at publish time, with content_rejected and the reason', async () => {
+      const item = await approvedItem();
+      const post = await scheduleOne(item.id, at(520));
+      // Made a reel after it was scheduled: its one still image is what Instagram would refuse.
+      expect((await api(server).patch(`/content/${item.id}`).set(alice.auth).send({ content_type: 'reel' })).status).toBe(200);
+      const res = await publishNow(alice, post.id);
+      const why = 'Instagram reel posts take video only; this one holds a still image.';
+      expect([res.status, res.body.code, res.body.message, res.body.details?.code]).toEqual([502, 'upstream_failed', why, 'content_rejected']);
+      const history = await listPosts(alice, `character_id=${studio}&status=failed&page_size=100`, '/schedule/history');
+      expect(history.scheduled_posts.find((p: Item) => p.id === post.id)).toMatchObject({ status: 'failed', remote_post_id: null, error: { code: 'content_rejected', message: why } });
+      expect((await getItem(alice, item.id)).status).toBe('approved');
     });
 
     it('refuses a cancelled post, and content that is no longer approved', async () => {

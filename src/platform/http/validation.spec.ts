@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ArgumentMetadata } from '@nestjs/common';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { Equals, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { AppError } from '../../core/index.js';
 import { PageQueryDto } from './dto.js';
@@ -25,6 +25,11 @@ class Body {
   place?: Inner;
 }
 
+class Consent {
+  @Equals(true, { message: 'accept_terms must be true' })
+  accept_terms!: boolean;
+}
+
 async function problems(value: unknown, metatype: ArgumentMetadata['metatype'] = Body, type: ArgumentMetadata['type'] = 'body') {
   try {
     await strictValidationPipe().transform(value, { type, metatype });
@@ -42,6 +47,14 @@ describe('strictValidationPipe', () => {
       message: 'niche is required',
       details: [{ field: 'niche', message: 'niche is required' }],
     });
+  });
+
+  it('says a missing field that must hold one value which value, not only that it is required', async () => {
+    expect(await problems({}, Consent)).toEqual({
+      message: 'accept_terms is required and must be true',
+      details: [{ field: 'accept_terms', message: 'accept_terms is required and must be true' }],
+    });
+    expect((await problems({ accept_terms: false }, Consent))?.message).toBe('accept_terms must be true');
   });
 
   it('puts the kind of value before its bounds', async () => {

@@ -19,8 +19,12 @@ const KIND_CONSTRAINTS = new Set([
 
 /** The one most useful message for a field that failed `constraints` with `value`. */
 function bestMessage(field: string, value: unknown, constraints: Record<string, string>): string {
-  // A missing field fails every rule at once; what it lacks is being there.
-  if (value === undefined && !('whitelistValidation' in constraints)) return `${field} is required`;
+  // A missing field fails every rule at once; what it lacks is being there, and the value it must
+  // have when only one will do (accept_terms: "is required and must be true").
+  if (value === undefined && !('whitelistValidation' in constraints)) {
+    const must = constraints.equals?.startsWith(`${field} must be `) ? constraints.equals.slice(field.length + 1) : null;
+    return must ? `${field} is required and ${must}` : `${field} is required`;
+  }
   const names = Object.keys(constraints);
   const kind = names.find((n) => KIND_CONSTRAINTS.has(n));
   // class-validator lists constraints last-declared first; the first declared is the general one.

@@ -42,7 +42,7 @@ export interface Character {
   updatedAt: Date;
 }
 
-/** What a client may set on create; PATCH takes the same plus `timezone`. */
+/** What a client may set on create and on PATCH. */
 export interface CharacterInput {
   name?: string;
   niche?: string;
@@ -133,7 +133,7 @@ export function newCharacter(id: string, workspaceId: string, input: CharacterIn
     followerCount: 0,
     lastPostDate: null,
     isDefault: false,
-    timezone: null,
+    timezone: input.timezone ? canonicalTimeZone(input.timezone) : null,
     faceEmbeddingUpdatedAt: null,
     createdAt: now,
     updatedAt: now,

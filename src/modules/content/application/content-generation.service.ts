@@ -10,6 +10,7 @@ import { newContentItem, type ContentItem, type ContentType } from '../domain/co
 import { defaultVideoType, type PlatformName } from '../domain/platforms.js';
 import { weekPlanCharge } from '../domain/pricing.js';
 import { formatDate, localDay, parseDate } from '../domain/schedule-time.js';
+import { WEEK_VIDEO, weekSlots } from '../domain/week-plan.js';
 import { ContentViews } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
 import { CONTENT_JOBS, LEDGER_REASONS, type WeekJobPayload } from './jobs/job-types.js';
@@ -79,17 +80,17 @@ export class ContentGenerationService {
     );
   }
 
-  /** Pays the whole week up front (contract §3) and leaves the planning to the job: 202 semantics. */
+  /** Pays the whole week up front (contract §3: per item, plus its image or video) and leaves the planning to the job: 202 semantics. */
   async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobRecord> {
     const job = await inTransaction(this.ds, async (tx) => {
       const character = await this.characters.get(workspaceId, req.characterId, tx);
       const timeZone = this.characters.postingTimezone(character);
       const weekStart = req.week === undefined ? localDay(new Date(), timeZone) : parseDate(req.week);
       if (weekStart === null) throw new AppError('validation_failed', 'week must be a date (YYYY-MM-DD)', [{ field: 'week', message: 'week must be a date (YYYY-MM-DD)' }]);
-      const charge = weekPlanCharge(req.postsPerDay, this.orders.prices);
+      const charge = weekPlanCharge(weekSlots(req.postsPerDay, req.platforms), WEEK_VIDEO.durationSeconds, this.orders.prices);
       const payload: WeekJobPayload = {
         week: formatDate(weekStart), posts_per_day: req.postsPerDay, platforms: req.platforms, trending_topics: req.trendingTopics,
-        guidance: req.guidance ?? null, language: req.language, credits: charge.total, image_credits: charge.perItemImage,
+        guidance: req.guidance ?? null, language: req.language, credits: charge.total, image_credits: charge.perItemImage, video_credits: charge.perItemVideo,
       };
       const created = await this.jobs.create(tx, { workspaceId, jobType: CONTENT_JOBS.week, characterId: character.id, payload });
       if (charge.total > 0) {

@@ -12,9 +12,14 @@ describe('content prices', () => {
     expect(imageCharge('carousel', { ...prices, imagePerImage: 5 })).toBe(15);
   });
 
-  it('a week plan is 1 per item plus 3 per item image, seven days of posts', () => {
-    expect(weekPlanCharge(1, prices)).toEqual({ items: 7, total: 28, perItemImage: 3 });
-    expect(weekPlanCharge(4, prices)).toEqual({ items: 28, total: 112, perItemImage: 3 });
+  it('a week plan is 1 per item plus 3 per item image, or the video price for a video slot', () => {
+    const images = (n: number) => Array.from({ length: n }, () => ({ kind: 'image' as const }));
+    const videos = (n: number) => Array.from({ length: n }, () => ({ kind: 'video' as const }));
+    expect(weekPlanCharge(images(7), 5, prices)).toEqual({ items: 7, videos: 0, total: 28, perItemImage: 3, perItemVideo: 5 });
+    expect(weekPlanCharge(images(28), 5, prices)).toEqual({ items: 28, videos: 0, total: 112, perItemImage: 3, perItemVideo: 5 });
+    // Seven 5-second TikTok shorts: 7 × (1 + 5).
+    expect(weekPlanCharge(videos(7), 5, prices)).toMatchObject({ videos: 7, total: 42 });
+    expect(weekPlanCharge([...images(4), ...videos(3)], 5, { ...prices, videoPerSecond: 2 })).toMatchObject({ total: 7 + 12 + 30, perItemVideo: 10 });
   });
 
   it('video is charged per second; variants per request', () => {

@@ -24,13 +24,23 @@ export function videoCharge(durationSeconds: number, prices: ContentPrices): num
   return durationSeconds * prices.videoPerSecond;
 }
 
+export interface WeekPlanCharge {
+  items: number;
+  videos: number;
+  total: number;
+  perItemImage: number;
+  perItemVideo: number;
+}
+
 /**
- * A week plan is paid up front: every planned item (one image each; a week plan makes no
- * carousels) costs its planning price plus its image.
+ * A week plan is paid up front: every planned item costs its planning price plus its media, one
+ * image (a week plan makes no carousels) or, for a video slot, a video of `videoSeconds`.
  */
-export function weekPlanCharge(postsPerDay: number, prices: ContentPrices): { items: number; total: number; perItemImage: number } {
-  const items = DAYS_PER_WEEK * postsPerDay;
-  return { items, total: items * (prices.weekPlanPerItem + prices.imagePerImage), perItemImage: prices.imagePerImage };
+export function weekPlanCharge(slots: ReadonlyArray<{ kind: 'image' | 'video' }>, videoSeconds: number, prices: ContentPrices): WeekPlanCharge {
+  const videos = slots.filter((s) => s.kind === 'video').length;
+  const perItemVideo = videoCharge(videoSeconds, prices);
+  const media = (slots.length - videos) * prices.imagePerImage + videos * perItemVideo;
+  return { items: slots.length, videos, total: slots.length * prices.weekPlanPerItem + media, perItemImage: prices.imagePerImage, perItemVideo };
 }
 
 export function variantsCharge(prices: ContentPrices): number {

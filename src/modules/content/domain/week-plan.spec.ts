@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
 import { parseDate } from './schedule-time.js';
-import { plannedContentType, planWeekItems, type PlannedPostInput } from './week-plan.js';
+import { mediaRefusal, canonicalPlatform, type PlatformName } from '../../../core/index.js';
+import { planWeekItems, weekSlots, WEEK_VIDEO, type PlannedPostInput } from './week-plan.js';
 
 function posts(n: number, perDay: number, type = 'single'): PlannedPostInput[] {
   return Array.from({ length: n }, (_, k) => ({
@@ -40,10 +41,22 @@ describe('planWeekItems', () => {
     expect(items[0].hashtags).toHaveLength(30);
   });
 
-  it('keeps planned types, except carousel and unknown ones become single (one image paid)', () => {
-    expect(plannedContentType('reel')).toBe('reel');
-    expect(plannedContentType('story')).toBe('story');
-    expect(plannedContentType('carousel')).toBe('single');
-    expect(plannedContentType('gif')).toBe('single');
+  it('decides every type from the platform, whatever the planner said: reels and shorts are videos', () => {
+    const items = planWeekItems(posts(7, 1, 'carousel'), { ...spec, postsPerDay: 1, platforms: ['tiktok'] });
+    expect(items.map((i) => [i.contentType, i.kind])).toEqual(Array(7).fill(['short', 'video']));
+    const mixed = weekSlots(2, ['instagram', 'x', 'youtube']).map((s) => `${s.platform}:${s.contentType}:${s.kind}`);
+    expect(mixed.slice(0, 9)).toEqual([
+      'instagram:single:image', 'x:single:image', 'youtube:short:video',
+      'instagram:reel:video', 'x:single:image', 'youtube:short:video',
+      'instagram:story:image', 'x:single:image', 'youtube:short:video',
+    ]);
+  });
+
+  it('only plans media each platform would publish (the media rules table)', () => {
+    const names: PlatformName[] = ['instagram', 'photo_share', 'tiktok', 'youtube', 'twitter', 'x', 'pinterest', 'pinboard'];
+    for (const slot of weekSlots(4, names)) {
+      const media = [slot.kind === 'video' ? { kind: 'video' as const, durationSeconds: WEEK_VIDEO.durationSeconds } : { kind: 'image' as const }];
+      expect(mediaRefusal(canonicalPlatform(slot.platform as PlatformName), slot.contentType, media)).toBeNull();
+    }
   });
 });

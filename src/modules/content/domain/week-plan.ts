@@ -1,5 +1,6 @@
-import { AppError } from '../../../core/index.js';
-import { clampText, isContentType, LIMITS, type ContentType } from './content-item.js';
+import { AppError, canonicalPlatform, isPlatformName, needsVideo, type Platform } from '../../../core/index.js';
+import { clampText, LIMITS, type ContentType, type GenerationKind } from './content-item.js';
+import { VIDEO_DEFAULT_ASPECT, VIDEO_MIN_SECONDS } from './platforms.js';
 import { DAYS_PER_WEEK } from './pricing.js';
 import { plannedFor } from './schedule-time.js';
 
@@ -26,6 +27,7 @@ export interface PlannedItem {
   planIndex: number;
   platform: string;
   contentType: ContentType;
+  kind: GenerationKind;
   imagePrompt: string;
   caption: string;
   hashtags: string[];
@@ -33,19 +35,54 @@ export interface PlannedItem {
   plannedFor: Date;
 }
 
+/** One post of the week before it is written: where it goes, what kind of post, and what it is made of. */
+export interface WeekSlot {
+  platform: string;
+  contentType: ContentType;
+  kind: GenerationKind;
+}
+
 /**
- * Every item was paid as one image, so a planned carousel becomes a single image and an unknown
- * type a single; the other types keep what the planner chose.
+ * What a week plan posts on each platform, in turn: the Nth post on a platform takes the Nth
+ * entry, round and round. Every type is one the platform publishes; a week plan makes no
+ * carousels. Reels and shorts are videos (the media rules say a platform refuses them as images).
  */
-export function plannedContentType(planned: string): ContentType {
-  if (!isContentType(planned) || planned === 'carousel') return 'single';
-  return planned;
+const WEEK_TYPES: Readonly<Record<Platform, readonly ContentType[]>> = {
+  instagram: ['single', 'reel', 'story'],
+  tiktok: ['short'],
+  youtube: ['short'],
+  twitter: ['single'],
+  pinterest: ['single'],
+};
+
+/** A week plan's videos: the shortest video the product makes, vertical, so a plan stays affordable. */
+export const WEEK_VIDEO = { durationSeconds: VIDEO_MIN_SECONDS, aspectRatio: VIDEO_DEFAULT_ASPECT } as const;
+
+/**
+ * The week's skeleton, decided from the request alone so its price is known when it is accepted:
+ * `7 × postsPerDay` slots, platforms round-robin in slot order, each slot's type from WEEK_TYPES,
+ * and video where the platform wants video for that type.
+ */
+export function weekSlots(postsPerDay: number, platforms: readonly string[]): WeekSlot[] {
+  if (platforms.length === 0) throw new Error('a week plan needs at least one platform');
+  const seen = new Map<Platform, number>();
+  return Array.from({ length: DAYS_PER_WEEK * postsPerDay }, (_, k): WeekSlot => {
+    const platform = platforms[k % platforms.length];
+    if (!isPlatformName(platform)) return { platform, contentType: 'single', kind: 'image' };
+    const canonical = canonicalPlatform(platform);
+    const nth = seen.get(canonical) ?? 0;
+    seen.set(canonical, nth + 1);
+    const types = WEEK_TYPES[canonical];
+    const contentType = types[nth % types.length];
+    return { platform, contentType, kind: needsVideo(canonical, contentType) ? 'video' : 'image' };
+  });
 }
 
 /**
  * Turns the planner's posts into the week's items: seven days of `postsPerDay` slots in the
- * character's zone, platforms taken round-robin in slot order (whatever the planner said), and
- * the planner's posts in (day, slot) order. Fewer posts than slots is a provider failure.
+ * character's zone, platform and type from the week's skeleton (whatever the planner said; the
+ * week was paid for that skeleton), and the planner's text in (day, slot) order. Fewer posts
+ * than slots is a provider failure.
  */
 export function planWeekItems(posts: readonly PlannedPostInput[], spec: WeekPlanSpec): PlannedItem[] {
   const needed = DAYS_PER_WEEK * spec.postsPerDay;
@@ -53,14 +90,13 @@ export function planWeekItems(posts: readonly PlannedPostInput[], spec: WeekPlan
   if (ordered.length < needed) {
     throw new AppError('upstream_failed', `The planner returned ${ordered.length} of ${needed} posts.`);
   }
-  if (spec.platforms.length === 0) throw new Error('a week plan needs at least one platform');
+  const slots = weekSlots(spec.postsPerDay, spec.platforms);
   return ordered.map((post, k) => {
     const day = Math.floor(k / spec.postsPerDay);
     const slot = k % spec.postsPerDay;
     return {
       planIndex: k,
-      platform: spec.platforms[k % spec.platforms.length],
-      contentType: plannedContentType(post.contentType),
+      ...slots[k],
       imagePrompt: String(post.imagePrompt ?? '').slice(0, LIMITS.prompt),
       ...clampText(post),
       plannedFor: plannedFor(spec.weekStart, day, slot, spec.postsPerDay, spec.timeZone),

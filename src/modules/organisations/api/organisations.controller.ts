@@ -32,8 +32,9 @@ export class OrganisationsController {
   @Post()
   @ApiOperation({ summary: 'Create a workspace (Starter, no credits); you become its owner.' })
   @ApiCreatedResponse({ type: OrganisationBody })
+  @ApiErrors('slug_taken')
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateOrganisationDto): Promise<OrganisationBody> {
-    return { organization: organisationBody(await this.orgs.create(caller.userId, dto.name)) };
+    return { organization: organisationBody(await this.orgs.create(caller.userId, dto.name, dto.slug)) };
   }
 
   @Get(':id')

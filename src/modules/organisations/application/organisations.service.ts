@@ -30,14 +30,20 @@ export class OrganisationsService {
     return this.repo.listForUser(userId);
   }
 
-  /** A new Starter workspace with no credits; its creator is its owner. */
-  async create(userId: string, name: string): Promise<Organisation> {
+  /** A new Starter workspace with no credits; its creator is its owner. A slug follows PUT's rules (409 `slug_taken` when held). */
+  async create(userId: string, name: string, slug?: string): Promise<Organisation> {
     const id = newId('ws');
-    return inTransaction(this.ds, async (tx) => {
-      await this.repo.insertWorkspace(tx, { id, name, ownerId: userId });
-      await this.audit.record(tx, { workspaceId: id, actorUserId: userId, action: 'workspace.created', targetType: 'workspace', targetId: id, details: { name } });
-      return (await this.repo.findForMember(id, userId, tx))!;
-    });
+    try {
+      return await inTransaction(this.ds, async (tx) => {
+        await this.repo.insertWorkspace(tx, { id, name, ownerId: userId });
+        if (slug !== undefined) await this.repo.updateWorkspace(tx, id, { slug });
+        await this.audit.record(tx, { workspaceId: id, actorUserId: userId, action: 'workspace.created', targetType: 'workspace', targetId: id, details: { name, ...(slug !== undefined ? { slug } : {}) } });
+        return (await this.repo.findForMember(id, userId, tx))!;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'workspaces_slug_uq')) throw new AppError('slug_taken', 'Another organization has this slug.', { slug });
+      throw err;
+    }
   }
 
   get(workspaceId: string, userId: string): Promise<Organisation> {

@@ -8,7 +8,7 @@ import { toScheduledPostBody } from '../application/post-events.js';
 import { PublishNowService, type PublishOutcome } from '../application/publish-now.service.js';
 import { ScheduleService } from '../application/schedule.service.js';
 import { GeneratedScheduleBody, PublishOutcomeBody, ScheduledPostEnvelope, ScheduledPostPageBody } from './dto/publishing.body.js';
-import { GenerateScheduleDto, PostQueryDto, toPostChange, toPostQuery, UpdatePostDto } from './dto/publishing.dto.js';
+import { GenerateScheduleDto, PostQueryDto, toPostChange, toPostQuery, toScheduleStart, UpdatePostDto } from './dto/publishing.dto.js';
 
 export const PostId = () => new IdParam('sch', 'Scheduled post');
 
@@ -36,7 +36,7 @@ export class ScheduleController {
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'already_scheduled', 'rate_limited')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateScheduleDto): Promise<GeneratedScheduleBody> {
     const { timezone, posts, slotSources } = await this.schedule.generate(caller.workspaceId, {
-      characterId: dto.character_id, startDate: new Date(dto.start_date), platforms: dto.platforms, days: dto.days ?? 7,
+      characterId: dto.character_id, startDate: toScheduleStart(dto.start_date), platforms: dto.platforms, days: dto.days ?? 7,
     });
     // `history` once any platform of the plan had enough measured posts to choose its own hours (contract §15).
     const slotSource = Object.values(slotSources).includes('history') ? 'history' : 'defaults';

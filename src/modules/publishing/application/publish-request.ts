@@ -32,6 +32,7 @@ export function toPublishRequest(post: ScheduledPost, item: ContentItem, connect
     url: urls.sign(m.key, PUBLISH_MEDIA_URL_TTL_SECONDS),
     contentType: m.contentType,
     kind: m.kind,
+    ...(m.durationSeconds !== undefined ? { durationSeconds: m.durationSeconds } : {}),
     read: async () => {
       const object = await storage.get(m.key);
       if (!object) throw new PublishFailure('content_rejected', `The media file ${m.index} of the item is gone.`);

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { PUBLISH_PLATFORMS } from '../../../config/index.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type Page, type PageRequest, type Platform } from '../../../core/index.js';
+import { AppError, canonicalPlatform, isPlatformName, localParts, newId, zonedInstant, type LocalDate, type Page, type PageRequest, type Platform } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade, type ContentItem } from '../../content/index.js';
-import { canPublish } from '../domain/compatibility.js';
+import { canPublish, refusalOf } from '../domain/compatibility.js';
 import { postTimeFor } from '../domain/post-time.js';
 import { FINISHED_STATUSES, type PostStatus, type ScheduledPost } from '../domain/scheduled-post.js';
 import { allocateSlots, hoursFromHistory, MIN_GAP_MS, type SlotHours, type SlotSource, type SlotTarget } from '../domain/slots.js';
@@ -21,7 +21,8 @@ const PLAN_LIMIT = 200;
 
 export interface GenerateInput {
   characterId: string;
-  startDate: Date;
+  /** An instant, or a local day that starts at midnight in the character's zone. */
+  startDate: Date | LocalDate;
   platforms?: string[];
   days: number;
 }
@@ -57,12 +58,13 @@ export class ScheduleService {
     const created = await inTransaction(this.ds, async (tx) => {
       const scheduled = await this.posts.scheduledContentIds(tx, workspaceId, character.id);
       const items = await this.content.listApproved(workspaceId, { characterId: character.id, excludeIds: scheduled, limit: PLAN_LIMIT }, tx);
-      const notBefore = new Date(Math.max(input.startDate.getTime(), Date.now()));
+      const start = input.startDate instanceof Date ? input.startDate : zonedInstant(input.startDate, 0, timezone);
+      const notBefore = new Date(Math.max(start.getTime(), Date.now()));
       const windowEnd = new Date(notBefore.getTime() + (input.days + 1) * DAY_MS);
       // From the start of the first local day: its earlier posts count towards the daily caps.
       const dayStart = zonedInstant(localParts(notBefore, timezone), 0, timezone);
       const existing = await this.posts.plannedTimes(tx, workspaceId, character.id, new Date(dayStart.getTime() - MIN_GAP_MS), windowEnd);
-      const targets = items.map((item) => targetOf(item, requested));
+      const targets = items.map((item) => targetOf(item, timezone, requested));
       await this.connections.requirePostable(tx, workspaceId, targets.flatMap((t) => t.platforms));
       const slots = allocateSlots({ targets, existing, notBefore, days: input.days, timezone, hours: planned.hours });
       const byId = new Map(items.map((i) => [i.id, i]));
@@ -173,20 +175,29 @@ function platformOf(name: string, field = 'platforms'): { name: string; platform
   return { name, platform: canonicalPlatform(name) };
 }
 
-/** The platform a name means, if it can publish the item's type (contract §6); else 400 on `field`. */
-export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'>, field = 'platforms'): Platform {
+/**
+ * The platform a name means, if it can publish the item's type (contract §6) and, when the item's
+ * media are given, those media (the media rules table); else 400 on `field`, saying why.
+ */
+export function compatiblePlatform(name: string, item: Pick<ContentItem, 'contentType'> & { media?: ContentItem['media'] }, field = 'platforms'): Platform {
   const { platform } = platformOf(name, field);
   // Named as the client spelled it (`x`, `microblog`), in the message as in the details.
   if (!canPublish(platform, item.contentType)) {
     throw new AppError('validation_failed', `${name} cannot publish ${item.contentType} content.`, [{ field, message: `${name} does not take ${item.contentType} content` }]);
   }
+  const refusal = item.media ? refusalOf(platform, { contentType: item.contentType, media: item.media }) : null;
+  if (refusal) throw new AppError('validation_failed', refusal, [{ field, message: refusal }]);
   return platform;
 }
 
-/** An item's platforms for planning: the requested ones it fits, else its own (when it fits). */
-function targetOf(item: ContentItem, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
+/**
+ * An item's platforms for planning: the requested ones it fits, else its own (when it fits); and
+ * the local day it was planned for (a week plan's `planned_for`), in the character's zone.
+ */
+function targetOf(item: ContentItem, timezone: string, requested?: Array<{ name: string; platform: Platform }>): SlotTarget {
   const candidates = requested ?? (isPlatformName(item.platform) ? [{ name: item.platform, platform: canonicalPlatform(item.platform) }] : []);
-  return { contentId: item.id, platforms: candidates.filter((c) => canPublish(c.platform, item.contentType)) };
+  const day = item.plannedFor ? localParts(item.plannedFor, timezone) : null;
+  return { contentId: item.id, platforms: candidates.filter((c) => refusalOf(c.platform, item) === null), day };
 }
 
 function dedupe(names: string[]): string[] {

@@ -1,20 +1,11 @@
-import type { Platform } from '../../../core/index.js';
+import { mediaRefusal, publishesContentType, type Platform, type RuledMedia } from '../../../core/index.js';
 
-const VIDEO_TYPES = new Set(['video', 'reel', 'short']);
-const IMAGE_POST_TYPES = new Set(['single', 'carousel']);
-
-/**
- * Which content types a platform can publish (contract §6): TikTok and YouTube only video-based
- * types, Twitter and Pinterest only single and carousel, Instagram all.
- */
-const ACCEPTS: Readonly<Record<Platform, (contentType: string) => boolean>> = {
-  instagram: () => true,
-  tiktok: (t) => VIDEO_TYPES.has(t),
-  youtube: (t) => VIDEO_TYPES.has(t),
-  twitter: (t) => IMAGE_POST_TYPES.has(t),
-  pinterest: (t) => IMAGE_POST_TYPES.has(t),
-};
-
+/** Whether a platform publishes a content type at all (the media rules table, contract §6). */
 export function canPublish(platform: Platform, contentType: string): boolean {
-  return ACCEPTS[platform](contentType);
+  return publishesContentType(platform, contentType);
+}
+
+/** Why the platform would refuse this item's media for its content type, or null (see `MEDIA_RULES`). */
+export function refusalOf(platform: Platform, item: { contentType: string; media: readonly RuledMedia[] }): string | null {
+  return mediaRefusal(platform, item.contentType, item.media);
 }

@@ -265,3 +265,32 @@ describe('hours from a posting history', () => {
     expect(at('pinterest')).toBe(hhmm(GOOD_MINUTES[0] + STAGGER.pinterest));
   });
 });
+
+describe('allocateSlots: planned days', () => {
+  const JUNE_4: LocalDate = { year: 2026, month: 6, day: 4 };
+  const onDay = (contentId: string, day: LocalDate | null, platforms: Platform[] = ['instagram']): SlotTarget => ({
+    contentId, platforms: platforms.map((p) => ({ name: p, platform: p })), day,
+  });
+
+  it("posts an item planned for a day on that day, at the day's best free hour", () => {
+    const slots = allocateSlots(plan({ targets: [onDay('c0', JUNE_4), onDay('c1', JUNE_4), onDay('c2', { year: 2026, month: 6, day: 6 })] }));
+    expect(slots.map((s) => [s.contentId, dateKey(localParts(s.at, NY))])).toEqual([['c0', '2026-06-04'], ['c1', '2026-06-04'], ['c2', '2026-06-06']]);
+    expect(iso(slots).slice(0, 2)).toEqual(['2026-06-04T13:00:00.000Z', '2026-06-04T17:00:00.000Z']);
+  });
+
+  it('lets planned items choose before unplanned ones, which keep the earliest free slots', () => {
+    const slots = allocateSlots(plan({ targets: [onDay('free', null), onDay('planned', JUNE_1)] }));
+    expect(slots.map((s) => [s.contentId, s.at.toISOString()])).toEqual([['planned', '2026-06-01T13:00:00.000Z'], ['free', '2026-06-01T17:00:00.000Z']]);
+  });
+
+  it('leaves an item unplaced when its day is past the window or full, and places a late one like an unplanned one', () => {
+    const late = onDay('late', { year: 2026, month: 5, day: 20 });
+    const beyond = onDay('beyond', { year: 2026, month: 6, day: 9 });
+    const full = Array.from({ length: 5 }, (_, i) => onDay(`d${i}`, JUNE_4));
+    const slots = allocateSlots(plan({ targets: [late, beyond, ...full] }));
+    const ids = slots.map((s) => s.contentId);
+    expect(ids).not.toContain('beyond');
+    expect(ids.filter((id) => id.startsWith('d'))).toHaveLength(4);
+    expect(slots.find((s) => s.contentId === 'late')!.at.toISOString()).toBe('2026-06-01T13:00:00.000Z');
+  });
+});

@@ -20,6 +20,8 @@ export interface SlotTarget {
   contentId: string;
   /** The platforms to post the item to: the spelling kept for the post, and the platform it means. */
   platforms: ReadonlyArray<{ name: string; platform: Platform }>;
+  /** The local day the item is planned for (its `planned_for`), if any: it is posted on that day only. */
+  day?: LocalDate | null;
 }
 
 export interface Slot {
@@ -98,8 +100,11 @@ class PlatformCalendar {
 }
 
 /**
- * Gives each item the earliest good slot on each of its platforms, in order, within `days` local
- * days from `notBefore`. Items that do not fit get no slot.
+ * Gives each item a slot on each of its platforms, in order, within `days` local days from
+ * `notBefore`: the best free hour of its planned day when it has one, else the earliest good slot.
+ * Planned items choose first, so unplanned ones never take their day's hours. An item planned for
+ * a day before the window is late, and takes the earliest slot like an unplanned one. Items that
+ * do not fit (their day full or past the window) get no slot.
  */
 export function allocateSlots(plan: SlotPlan): Slot[] {
   const calendars = new Map<Platform, PlatformCalendar>();
@@ -110,11 +115,14 @@ export function allocateSlots(plan: SlotPlan): Slot[] {
   };
   for (const e of plan.existing) calendarOf(e.platform).take(e.at.getTime());
   const firstDay = localParts(plan.notBefore, plan.timezone);
+  const planned = (t: SlotTarget) => !!t.day && dateKey(t.day) >= dateKey(firstDay);
+  const ordered = [...plan.targets.filter(planned), ...plan.targets.filter((t) => !planned(t))];
   const slots: Slot[] = [];
-  for (const target of plan.targets) {
+  for (const target of ordered) {
+    const days = planned(target) ? [target.day!] : Array.from({ length: plan.days }, (_, d) => addDays(firstDay, d));
     for (const { name, platform } of target.platforms) {
       const calendar = calendarOf(platform);
-      const at = firstFreeSlot(platform, calendar, firstDay, plan);
+      const at = firstFreeSlot(platform, calendar, days, inWindow(firstDay, plan.days), plan);
       if (!at) continue;
       calendar.take(at.getTime());
       slots.push({ contentId: target.contentId, platform: name, platformKey: platform, at });
@@ -123,11 +131,17 @@ export function allocateSlots(plan: SlotPlan): Slot[] {
   return slots;
 }
 
-function firstFreeSlot(platform: Platform, calendar: PlatformCalendar, firstDay: LocalDate, plan: SlotPlan): Date | null {
+/** Whether a local day lies within `days` days from `firstDay`. */
+function inWindow(firstDay: LocalDate, days: number): (day: LocalDate) => boolean {
+  const first = dateKey(firstDay);
+  const last = dateKey(addDays(firstDay, days - 1));
+  return (day) => dateKey(day) >= first && dateKey(day) <= last;
+}
+
+function firstFreeSlot(platform: Platform, calendar: PlatformCalendar, days: readonly LocalDate[], allowed: (day: LocalDate) => boolean, plan: SlotPlan): Date | null {
   const cap = DAILY_CAP[platform] ?? Infinity;
-  for (let d = 0; d < plan.days; d++) {
-    const day = addDays(firstDay, d);
-    if (calendar.postsOn(day) >= cap) continue;
+  for (const day of days) {
+    if (!allowed(day) || calendar.postsOn(day) >= cap) continue;
     for (const minutes of plan.hours?.[platform]?.(weekdayOf(day)) ?? DEFAULT_SLOT_MINUTES) {
       const at = zonedInstant(day, minutes + STAGGER_MINUTES[platform], plan.timezone);
       if (at >= plan.notBefore && calendar.isFree(at.getTime())) return at;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Platform } from '../../../core/index.js';
 import type { PostMetrics } from '../application/ports/account-metrics.js';
 import {
-  PublishFailure, type AuthorizeParams, type Board, type ConnectedAccount, type MetricsQuery, type MetricsReading, type PlatformClient, type PlatformTokens, type PublishRequest,
+  assertMediaAccepted, PublishFailure, type AuthorizeParams, type Board, type ConnectedAccount, type MetricsQuery, type MetricsReading, type PlatformClient, type PlatformTokens, type PublishRequest,
   type PublishResult,
 } from '../application/ports/platform-client.js';
 
@@ -53,9 +53,12 @@ export class SandboxClient implements PlatformClient {
     return Promise.resolve();
   }
 
+  /** Refuses what the real platform would (the media rules table), then records the post. */
   publish(request: PublishRequest): Promise<PublishResult> {
-    if (request.media.length === 0) return Promise.reject(new PublishFailure('content_rejected', 'There is no media to post.'));
-    return Promise.resolve({ remotePostId: token('post'), remoteUrl: null, mediaUrls: request.media.map((m) => m.url) });
+    return new Promise((resolve) => {
+      assertMediaAccepted(this.platform, request);
+      resolve({ remotePostId: token('post'), remoteUrl: null, mediaUrls: request.media.map((m) => m.url) });
+    });
   }
 
   /** Nothing leaves the service in sandbox mode: an attempt that did not record its post made none. */

@@ -128,6 +128,10 @@ export class CreateCharacterDto extends CharacterFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 80, example: 'travel' })
   @Trim() @IsString() @MinLength(1) @MaxLength(80)
   niche!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Europe/Lisbon', description: 'IANA time zone its posts are planned in; default: the zone its identity location names.' })
+  @IsOptional() @Trim() @IsString() @MaxLength(64) @Validate(IsIanaTimeZone)
+  timezone?: string | null;
 }
 
 export class UpdateCharacterDto extends CharacterFieldsDto {
@@ -168,6 +172,6 @@ export function toCharacterInput(dto: CreateCharacterDto | UpdateCharacterDto): 
     settings: defined(dto.settings),
     talkingHeadEnabled: dto.talking_head_enabled,
     referenceImages: dto.reference_images,
-    timezone: dto instanceof UpdateCharacterDto ? dto.timezone : undefined,
+    timezone: dto.timezone,
   };
 }

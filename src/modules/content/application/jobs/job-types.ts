@@ -22,6 +22,8 @@ export interface ImageJobPayload {
 
 export interface VideoJobPayload {
   credits: number;
+  /** The week plan job that paid for this video, when one did. */
+  paid_by?: string;
 }
 
 /** What a week job's payload carries; the job reads it back. */
@@ -34,6 +36,8 @@ export interface WeekJobPayload {
   language: string;
   credits: number;
   image_credits: number;
+  /** What each video slot's video was paid (absent on weeks planned before week plans made videos). */
+  video_credits?: number;
 }
 
 declare module '../../../../platform/queue/job-types.js' {

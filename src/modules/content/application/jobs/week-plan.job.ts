@@ -3,13 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../../platform/database/index.js';
-import { JobHandler, Jobs, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
+import { JobHandler, Jobs, OnJobFailed, type JobContext, type JobRecord, type NewJob } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, toCharacterBrief, type Character } from '../../../characters/index.js';
 import { newContentItem, type ContentItem } from '../../domain/content-item.js';
 import { DAYS_PER_WEEK } from '../../domain/pricing.js';
 import { parseDate } from '../../domain/schedule-time.js';
-import { planWeekItems, type PlannedItem } from '../../domain/week-plan.js';
+import { planWeekItems, WEEK_VIDEO, weekSlots, type PlannedItem } from '../../domain/week-plan.js';
 import { ContentItemRepository } from '../../infrastructure/content-item.repository.js';
 import { ContentViews } from '../content-views.js';
 import { TextGenerator, callProvider } from '../../../generation/index.js';
@@ -17,7 +17,7 @@ import { CONTENT_JOBS, LEDGER_REASONS, payloadCount, type WeekJobPayload } from 
 
 /**
  * generate_week: plans seven days with the text provider, then creates every item with its own
- * (already paid) image job in one transaction. The items carry the week job's id and their slot,
+ * (already paid) image or video job in one transaction. The items carry the week job's id and their slot,
  * unique together, so a re-delivered job finds its items instead of making them again.
  */
 @Injectable()
@@ -45,7 +45,7 @@ export class WeekPlanJob {
       items = await this.createItems(job, payload, character, planned);
     }
     await ctx.progress(80);
-    await this.startImageJobs(job.workspaceId, items);
+    await this.startItemJobs(job.workspaceId, items);
     await this.views.changed(job.workspaceId, ...items.map((i) => i.id));
     return { week: payload.week, items: items.length, content_ids: items.map((i) => i.id) };
   }
@@ -65,6 +65,7 @@ export class WeekPlanJob {
       this.text.planWeek({
         character: toCharacterBrief(character), days: DAYS_PER_WEEK, postsPerDay: payload.posts_per_day, platforms: payload.platforms,
         trendingTopics: payload.trending_topics, guidance: payload.guidance ?? undefined, language: payload.language,
+        contentTypes: weekSlots(payload.posts_per_day, payload.platforms).map((s) => s.contentType),
       }),
     );
     const timeZone = this.characters.postingTimezone(character);
@@ -79,14 +80,11 @@ export class WeekPlanJob {
         for (const p of planned) {
           const item = newContentItem({
             id: newId('cnt'), workspaceId: job.workspaceId, characterId: character.id, platform: p.platform, contentType: p.contentType,
-            kind: 'image', imagePrompt: p.imagePrompt, caption: p.caption, hashtags: p.hashtags, cta: p.cta, language: payload.language,
-            plannedFor: p.plannedFor, weekJobId: job.id, planIndex: p.planIndex,
+            kind: p.kind, imagePrompt: p.imagePrompt, caption: p.caption, hashtags: p.hashtags, cta: p.cta, language: payload.language,
+            plannedFor: p.plannedFor, weekJobId: job.id, planIndex: p.planIndex, ...(p.kind === 'video' ? { video: { ...WEEK_VIDEO } } : {}),
           }, now);
-          const image = await this.jobs.create(tx, {
-            workspaceId: job.workspaceId, jobType: CONTENT_JOBS.image, characterId: character.id, contentId: item.id,
-            payload: { credits: payloadCount(payload.image_credits), images: 1, paid_by: job.id },
-          });
-          item.jobId = image.id;
+          const media = await this.jobs.create(tx, this.mediaJob(job, payload, item));
+          item.jobId = media.id;
           await this.items.insert(tx, item);
           made.push(item);
         }
@@ -99,12 +97,19 @@ export class WeekPlanJob {
     }
   }
 
-  /** Sends each item's open image job; jobs already running or done are left to the queue. */
-  private async startImageJobs(workspaceId: string, items: ContentItem[]): Promise<void> {
+  /** The item's (already paid) media job: its image, or its video on a video slot. */
+  private mediaJob(job: JobRecord<'generate_week'>, payload: WeekJobPayload, item: ContentItem): NewJob<'generate_image' | 'generate_video'> {
+    const owner = { workspaceId: job.workspaceId, characterId: item.characterId, contentId: item.id };
+    if (item.kind === 'video') return { ...owner, jobType: CONTENT_JOBS.video, payload: { credits: payloadCount(payload.video_credits), paid_by: job.id } };
+    return { ...owner, jobType: CONTENT_JOBS.image, payload: { credits: payloadCount(payload.image_credits), images: 1, paid_by: job.id } };
+  }
+
+  /** Sends each item's open media job; jobs already running or done are left to the queue. */
+  private async startItemJobs(workspaceId: string, items: ContentItem[]): Promise<void> {
     for (const item of items) {
       if (!item.jobId) continue;
-      const image = await this.jobs.get(workspaceId, item.jobId);
-      if (image && (image.status === 'pending' || image.status === 'running')) await this.jobs.enqueue(image);
+      const media = await this.jobs.get(workspaceId, item.jobId);
+      if (media && (media.status === 'pending' || media.status === 'running')) await this.jobs.enqueue(media);
     }
   }
 }

@@ -36,6 +36,8 @@ export interface WeekPlanRequest {
   trendingTopics: string[];
   guidance?: string;
   language: string;
+  /** Each slot's content type, in slot order, when the caller has decided them (a week plan has: it was paid for them). */
+  contentTypes?: string[];
 }
 
 /**

@@ -15,6 +15,13 @@ export class CreateOrganisationDto {
   @IsString()
   @Length(1, 80)
   name!: string;
+
+  @ApiPropertyOptional({ pattern: SLUG_PATTERN.source, example: 'acme-studio', description: 'Unique; lower case letters, digits and hyphens (as on PUT). Default: none.' })
+  @Present()
+  @Trim()
+  @IsString()
+  @Matches(SLUG_PATTERN, { message: 'slug must be 3 to 40 lower case letters, digits or hyphens' })
+  slug?: string;
 }
 
 export class UpdateOrganisationDto {

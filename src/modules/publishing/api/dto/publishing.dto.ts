@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, Validate } from 'class-validator';
-import { AppError, PLATFORM_NAMES } from '../../../../core/index.js';
-import { IsTimestamp, PageQueryDto, Trim } from '../../../../platform/http/index.js';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { AppError, PLATFORM_NAMES, type LocalDate } from '../../../../core/index.js';
+import { IsTimestamp, PageQueryDto, TIMESTAMP_SHAPE, Trim } from '../../../../platform/http/index.js';
 import { POST_STATUSES, type PostStatus } from '../../domain/scheduled-post.js';
 import type { PostQuery } from '../../application/schedule.service.js';
 
@@ -42,11 +42,41 @@ export class DefaultBoardDto {
   board_id!: string;
 }
 
+/** A calendar day, YYYY-MM-DD, that exists (no 2030-02-30). */
+export function calendarDay(value: string): LocalDate | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day ? { year, month, day } : null;
+}
+
+/** A timestamp with its zone, or a day (YYYY-MM-DD), as `week` takes on week plans. */
+@ValidatorConstraint({ name: 'isTimestampOrDate' })
+class IsTimestampOrDate implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    return calendarDay(value) !== null || (TIMESTAMP_SHAPE.test(value) && !Number.isNaN(Date.parse(value)));
+  }
+  defaultMessage(): string {
+    return '$property must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone, e.g. 2024-07-15T16:00:00Z';
+  }
+}
+
+/** `start_date` as the service takes it: an instant, or a day that starts at midnight in the character's zone. */
+export function toScheduleStart(value: string): Date | LocalDate {
+  return calendarDay(value) ?? new Date(value);
+}
+
 export class GenerateScheduleDto {
   @ApiProperty({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) @IsString() @Matches(CHARACTER_ID, { message: 'character_id must be a character id' })
   character_id!: string;
 
-  @ApiProperty({ example: '2026-12-01T00:00:00Z', description: 'ISO 8601 timestamp: no slot before it.' }) @Validate(IsTimestamp)
+  @ApiProperty({
+    example: '2026-12-01',
+    description: "No slot before it: an ISO 8601 timestamp with a zone, or a day (YYYY-MM-DD) meaning that day's start in the character's time zone.",
+  })
+  @IsString() @Validate(IsTimestampOrDate)
   start_date!: string;
 
   @ApiPropertyOptional({ enum: PLATFORM_NAMES, isArray: true, description: "Default: each item's own platform." })

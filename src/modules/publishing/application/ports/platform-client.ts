@@ -1,5 +1,5 @@
 import type { PlatformCredentials } from '../../../../config/index.js';
-import type { Platform } from '../../../../core/index.js';
+import { mediaRefusal, type Platform } from '../../../../core/index.js';
 import type { RemotePostMetrics } from './account-metrics.js';
 
 /**
@@ -65,6 +65,8 @@ export interface PublishMedia {
   url: string;
   contentType: string;
   kind: 'image' | 'video';
+  /** A video's length when we know it; the media rules check it against the platform's bounds. */
+  durationSeconds?: number;
   /** The bytes, for platforms that take an upload (X, YouTube). */
   read(): Promise<Buffer>;
 }
@@ -83,6 +85,15 @@ export interface PublishRequest {
   media: PublishMedia[];
   /** Pinterest: the board to pin to. */
   boardId?: string | null;
+}
+
+/**
+ * The media rules check every client (sandbox and live) makes before its first call: what the
+ * platform would refuse for this content type fails here as content_rejected, before anything is sent.
+ */
+export function assertMediaAccepted(platform: Platform, request: Pick<PublishRequest, 'contentType' | 'media'>): void {
+  const refusal = mediaRefusal(platform, request.contentType, request.media);
+  if (refusal) throw new PublishFailure('content_rejected', refusal);
 }
 
 export interface PublishResult {

@@ -234,12 +234,12 @@ describe('InstagramClient: publish', () => {
   });
 
   it.each([
-    ['an unknown content type', { contentType: 'thread' }, /no "thread" post/],
-    ['a single post without media', { media: [] }, /one image/],
-    ['a single post with a video', { media: [video()] }, /one image/],
-    ['a single post with two images', { media: [image(1), image(2)] }, /one image/],
-    ['a reel with an image', { contentType: 'reel', media: [image()] }, /one video/],
-    ['a story with two items', { contentType: 'story', media: [image(1), image(2)] }, /one image or video/],
+    ['an unknown content type', { contentType: 'thread' }, /does not publish thread posts/],
+    ['a single post without media', { media: [] }, /exactly 1 image; this one has 0/],
+    ['a single post with a video', { media: [video()] }, /image only; this one holds a video/],
+    ['a single post with two images', { media: [image(1), image(2)] }, /exactly 1 image; this one has 2/],
+    ['a reel with an image', { contentType: 'reel', media: [image()] }, /video only; this one holds a still image/],
+    ['a story with two items', { contentType: 'story', media: [image(1), image(2)] }, /exactly 1 image or video/],
     ['a carousel of one', { contentType: 'carousel', media: [image()] }, /2 to 10/],
     ['a carousel of eleven', { contentType: 'carousel', media: Array.from({ length: 11 }, (_, i) => image(i)) }, /2 to 10/],
     ['a caption over 2200 characters', { text: 'a'.repeat(2201) }, /2200 characters/],

@@ -1,5 +1,6 @@
 import { isOutboundError } from '../../../../platform/outbound/index.js';
 import {
+  assertMediaAccepted,
   PublishFailure,
   type AuthorizeParams,
   type ConnectedAccount,
@@ -205,6 +206,7 @@ export class InstagramClient implements PlatformClient {
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
+    assertMediaAccepted(this.platform, request);
     const plan = containerPlan(request);
     const ig = request.account.id;
     const children: string[] = [];

@@ -1,4 +1,5 @@
 import {
+  assertMediaAccepted,
   PublishFailure,
   type AuthorizeParams,
   type Board,
@@ -18,8 +19,6 @@ import { basicAuth, consentUrl, cutToWeight, PlatformHttp, RECONCILE_SKEW_MS, to
 const TITLE_LIMIT = 100;
 const DESCRIPTION_LIMIT = 800;
 /** A carousel Pin takes 2 to 5 images. */
-const CAROUSEL_MIN = 2;
-const CAROUSEL_MAX = 5;
 const BOARD_PAGE_SIZE = 100;
 /** Enough for any real account; a runaway bookmark chain must not loop forever. */
 const BOARD_PAGES = 5;
@@ -179,17 +178,10 @@ export class PinterestClient implements PlatformClient {
   }
 }
 
-/** Throws what Pinterest cannot take; answers the board to pin to. */
+/** Throws what Pinterest cannot take (the media rules table, then a board); answers the board to pin to. */
 function checkPublishable(request: PublishRequest): string {
-  const reject = (why: string) => new PublishFailure('content_rejected', `Pinterest cannot take this post: ${why}.`);
-  const count = request.media.length;
-  if (request.contentType !== 'single' && request.contentType !== 'carousel') throw reject(`${request.contentType} posts are not supported`);
-  if (request.media.some((m) => m.kind !== 'image')) throw reject('only images are supported');
-  if (request.contentType === 'single' && count !== 1) throw reject('a single Pin has exactly one image');
-  if (request.contentType === 'carousel' && (count < CAROUSEL_MIN || count > CAROUSEL_MAX)) {
-    throw reject(`a carousel Pin has ${CAROUSEL_MIN} to ${CAROUSEL_MAX} images`);
-  }
-  if (!request.boardId) throw reject('it has no board; choose a default board');
+  assertMediaAccepted('pinterest', request);
+  if (!request.boardId) throw new PublishFailure('content_rejected', 'Pinterest cannot take this post: it has no board; choose a default board.');
   return request.boardId;
 }
 

@@ -1,5 +1,6 @@
+import type { Platform } from '../../../../core/index.js';
 import { httpRequest, isOutboundError, type HttpRequestOptions } from '../../../../platform/outbound/index.js';
-import { PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
+import { assertMediaAccepted, PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
 
 /**
  * The HTTP layer every platform adapter shares: one call = `httpRequest` with the adapter's time
@@ -226,19 +227,13 @@ export function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Our content types that go to a video platform as one video (shown as a Short or a Reel when vertical). */
-export const VIDEO_CONTENT_TYPES: ReadonlySet<string> = new Set(['video', 'reel', 'short']);
-
 /** Clock skew allowed between our `since` and the time a platform gives a post, when reconciling. */
 export const RECONCILE_SKEW_MS = 60_000;
 
-/** The request's one video, refused before any call when the post is anything else. */
-export function onlyVideo(request: PublishRequest, label: string): PublishMedia {
-  const [video, ...rest] = request.media;
-  if (!VIDEO_CONTENT_TYPES.has(request.contentType) || !video || rest.length > 0 || video.kind !== 'video') {
-    const why = `not a ${request.contentType} with ${request.media.length} media`;
-    throw new PublishFailure('content_rejected', `${label} takes exactly one video (reel, short or video), ${why}.`);
-  }
+/** The request's one video, refused before any call (the media rules table) when the post is anything else. */
+export function onlyVideo(request: PublishRequest, platform: Platform, label: string): PublishMedia {
+  assertMediaAccepted(platform, request);
+  const video = request.media[0];
   assertVideoFile(video, label);
   return video;
 }

@@ -123,7 +123,7 @@ export class TikTokClient implements PlatformClient {
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     // Every content type TikTok takes is one video posted to the feed.
-    const video = onlyVideo(request, 'TikTok');
+    const video = onlyVideo(request, this.platform, 'TikTok');
     const creator = await this.creatorInfo(request.accessToken);
     const publishId = await this.init(request, video, creator);
     try {

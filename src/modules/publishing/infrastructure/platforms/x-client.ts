@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  assertMediaAccepted,
   PublishFailure,
   type AuthorizeParams,
   type ConnectedAccount,
@@ -18,7 +19,6 @@ import { basicAuth, consentUrl, cutToWeight, PlatformHttp, readMedia, RECONCILE_
 import { readXMetrics } from './x-metrics.js';
 
 /** X takes up to four photos on one post; video and GIF need the chunked upload, which we do not use. */
-const MAX_IMAGES = 4;
 const TWEET_LIMIT = 280;
 /** X counts every URL as 23 characters, whatever its length (t.co wrapping). */
 const URL_WEIGHT = 23;
@@ -91,7 +91,8 @@ export class XClient implements PlatformClient {
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
-    checkPublishable(request);
+    // Singles and carousels of photos only: the media rules table says what X takes.
+    assertMediaAccepted(this.platform, request);
     const mediaIds: string[] = [];
     for (const [index, media] of request.media.entries()) mediaIds.push(await this.upload(request.accessToken, media, index));
     const id = await this.tweet(request, mediaIds);
@@ -167,15 +168,6 @@ export class XClient implements PlatformClient {
     if (!data.data?.id) throw new PublishFailure('unknown_error', 'X answered the image upload without a media id.');
     return data.data.id;
   }
-}
-
-function checkPublishable(request: PublishRequest): void {
-  const reject = (why: string) => new PublishFailure('content_rejected', `X cannot take this post: ${why}.`);
-  if (request.contentType !== 'single' && request.contentType !== 'carousel') throw reject(`${request.contentType} posts are not supported`);
-  if (request.media.length === 0) throw reject('it has no image');
-  if (request.contentType === 'single' && request.media.length !== 1) throw reject('a single post has exactly one image');
-  if (request.media.length > MAX_IMAGES) throw reject(`at most ${MAX_IMAGES} images fit on one post`);
-  if (request.media.some((m) => m.kind !== 'image')) throw reject('only images are supported');
 }
 
 /** A 403 "duplicate content" is X refusing to post the same text twice: say so plainly. */

@@ -103,7 +103,7 @@ export class YouTubeClient implements PlatformClient {
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     // Every content type YouTube takes is one uploaded video; a vertical one shows as a Short.
-    const media = onlyVideo(request, 'YouTube');
+    const media = onlyVideo(request, this.platform, 'YouTube');
     const bytes = await readMedia(media, 'The video could not be read for upload');
     const session = await this.openSession(request, media, bytes.length);
     const video = await this.upload(session, request.accessToken, media, bytes);

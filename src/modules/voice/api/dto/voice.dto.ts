@@ -39,7 +39,10 @@ export class VoiceSettingsDto {
 
 /** `POST .../voice-clone` as JSON (sample_urls) or multipart text fields beside `sample`/`samples` parts. */
 export class CloneVoiceDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Zara (warm)' })
+  @ApiProperty({
+    required: true, minLength: 1, maxLength: 100, example: 'Zara (warm)',
+    description: 'Required, in JSON and in multipart alike: the name the clone is listed under in GET /voices and at the provider.',
+  })
   @Trim() @IsString() @MinLength(1) @MaxLength(100)
   name!: string;
 

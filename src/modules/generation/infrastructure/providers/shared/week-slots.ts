@@ -31,7 +31,7 @@ export function contentTypeFor(platform: string, nth: number): string {
 
 /**
  * The plan's skeleton, decided in code so every adapter plans the same week: `days ×
- * postsPerDay` slots, platforms round-robin, a content type each platform can publish, and the
+ * postsPerDay` slots, platforms round-robin, the caller's content types (else one each platform can publish), and the
  * trending topics woven into every other post.
  */
 export function weekSlots(req: WeekPlanRequest): WeekSlot[] {
@@ -45,7 +45,8 @@ export function weekSlots(req: WeekPlanRequest): WeekSlot[] {
       const nth = seenOnPlatform.get(platform) ?? 0;
       seenOnPlatform.set(platform, nth + 1);
       const trend = req.trendingTopics.length && index % 2 === 0 ? req.trendingTopics[(index / 2) % req.trendingTopics.length] : undefined;
-      slots.push({ day, slot, platform, contentType: contentTypeFor(platform, nth), ...(trend ? { trend } : {}) });
+      const contentType = req.contentTypes?.[index] ?? contentTypeFor(platform, nth);
+      slots.push({ day, slot, platform, contentType, ...(trend ? { trend } : {}) });
     }
   }
   return slots;
