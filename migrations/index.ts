@@ -14,6 +14,7 @@ import { Teams1732900000000 } from './1732900000000-teams.js';
 import { Organisations1732950000000 } from './1732950000000-organisations.js';
 import { Branding1733000000000 } from './1733000000000-branding.js';
 import { Analytics1733100000000 } from './1733100000000-analytics.js';
+import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
-export const MIGRATIONS = [Foundation1732200000000, CharacterEmbeddingTime1732200003000, Content1732300000000, MotionTransfer1732300001000, Marketplace1732400000000, Idempotency1732400001000, Publishing1732500000000, PostRemoteHandle1732500001000, CalendarPublishedIndex1732512002000, Lora1732600000000, VoiceTalkingHead1732700000000, SelfHostedRouting1732800000000, Teams1732900000000, Organisations1732950000000, Branding1733000000000, Analytics1733100000000];
+export const MIGRATIONS = [Foundation1732200000000, CharacterEmbeddingTime1732200003000, Content1732300000000, MotionTransfer1732300001000, Marketplace1732400000000, Idempotency1732400001000, Publishing1732500000000, PostRemoteHandle1732500001000, CalendarPublishedIndex1732512002000, Lora1732600000000, VoiceTalkingHead1732700000000, SelfHostedRouting1732800000000, Teams1732900000000, Organisations1732950000000, Branding1733000000000, Analytics1733100000000, ListFilters1733260000000];

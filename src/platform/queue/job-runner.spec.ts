@@ -7,6 +7,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { JobRunner } from './job-runner.js';
+import type { MediaUrls } from '../storage/index.js';
 import type { JobContext, JobFailureHookFn, JobHandlerFn, JobRecord } from './job.types.js';
 
 class RecordingPublisher extends RealtimePublisher {
@@ -44,6 +45,9 @@ async function jobDurationCounts(metrics: Metrics): Promise<Record<string, numbe
 const WS = 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const JOB = 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
+/** Signs a key the way a test can read back: what a socket event shows for a job's outputs. */
+const SIGNER = { sign: (key: string) => `https://media.test/${key}?sig=x` } as unknown as MediaUrls;
+
 describe('JobRunner', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
@@ -59,7 +63,7 @@ describe('JobRunner', () => {
     publisher = new RecordingPublisher();
     handlers = new Handlers();
     metrics = new Metrics();
-    runner = new JobRunner(store, handlers, publisher, metrics);
+    runner = new JobRunner(store, handlers, publisher, metrics, SIGNER);
     store.seed({ id: JOB, workspaceId: WS, jobType: 'thing' });
   });
 

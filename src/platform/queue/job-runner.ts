@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
+import { MediaUrls } from '../storage/index.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
 import { JobStore } from './job-store.js';
@@ -39,6 +40,7 @@ export class JobRunner {
     private readonly handlers: HandlerLookup,
     private readonly publisher: RealtimePublisher,
     private readonly metrics: Metrics,
+    private readonly urls: MediaUrls,
   ) {}
 
   async run(jobId: string): Promise<void> {
@@ -146,7 +148,7 @@ export class JobRunner {
   /** The row is the truth; a lost event only costs a client a poll, so publishing never fails a job. */
   private async emit(type: JobEventType, job: JobRecord): Promise<void> {
     try {
-      await this.publisher.publish(job.workspaceId, { type, job: { ...toJobBody(job) } });
+      await this.publisher.publish(job.workspaceId, { type, job: { ...toJobBody(job, this.urls) } });
     } catch (err) {
       this.logger.warn({ msg: 'job event not published', job_id: job.id, type, err: describe(err) });
     }

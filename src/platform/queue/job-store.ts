@@ -33,7 +33,8 @@ export abstract class JobStore {
   abstract openJobIds(before: Date, limit: number): Promise<string[]>;
 }
 
-interface JobRow {
+/** A `jobs` row as PostgreSQL answers it. */
+export interface JobRow {
   id: string;
   workspace_id: string;
   job_type: string;
@@ -51,7 +52,7 @@ interface JobRow {
 }
 
 /** A row as read: its type and payload were written together by `create`, so they still match. */
-function fromRow(r: JobRow): JobRecord {
+export function fromJobRow(r: JobRow): JobRecord {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
@@ -95,13 +96,13 @@ export class TypeOrmJobStore extends JobStore {
 
   async findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null> {
     const rows: JobRow[] = await this.ds.query('SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0] ? fromJobRow(rows[0]) : null;
   }
 
   async findManyInWorkspace(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
     const rows: JobRow[] = await (tx ?? this.ds).query('SELECT * FROM jobs WHERE workspace_id = $1 AND id = ANY($2)', [workspaceId, [...ids]]);
-    return rows.map(fromRow);
+    return rows.map(fromJobRow);
   }
 
   claim(id: string): Promise<JobRecord | null> {
@@ -166,7 +167,7 @@ export class TypeOrmJobStore extends JobStore {
       `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND ${condition} RETURNING *) SELECT * FROM changed`,
       params,
     );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0] ? fromJobRow(rows[0]) : null;
   }
 }
 
