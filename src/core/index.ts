@@ -6,3 +6,4 @@ export * from './pagination.js';
 export * from './platforms.js';
 export * from './zoned-time.js';
 export * from './process-role.js';
+export * from './refusals.js';
