@@ -89,6 +89,34 @@ describe('JobRunner', () => {
     expect(await jobDurationCounts(metrics)).toEqual({ 'thing/completed': 1 });
   });
 
+  it('announces a job its work ended from outside the run (settled), once, as completed or failed', async () => {
+    handlers.set('thing', async () => {
+      // A webhook ends the work while the handler still waits: the row completes in that transaction.
+      await store.settle(store.failTx, WS, JOB, { status: 'completed', result: { made: 'by the webhook' } });
+      return { made: 'by the run' };
+    });
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'completed', progress: 100, result: { made: 'by the webhook' } });
+    expect(publisher.types()).toEqual(['job.progress', 'job.completed']);
+    expect(publisher.jobs()[1]).toMatchObject({ status: 'completed', result: { made: 'by the webhook' } });
+
+    store.seed({ id: `${JOB.slice(0, -1)}B`, workspaceId: WS, jobType: 'thing' });
+    handlers.set('thing', async (ctx) => {
+      await store.settle(store.failTx, WS, ctx.job.id, { status: 'failed', error: { code: 'upstream_failed', message: 'The training failed.' } });
+      throw new AppError('upstream_failed', 'The training failed.');
+    });
+    await runner.run(`${JOB.slice(0, -1)}B`);
+    expect(publisher.types().slice(2)).toEqual(['job.progress', 'job.failed']);
+    expect(publisher.jobs()[3]).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+  });
+
+  it('signs the files a job made into URLs on its events, and never shows their storage keys', async () => {
+    handlers.set('thing', async () => ({ content_id: 'cnt_1', outputs: [{ kind: 'image', key: 'content/cnt_1/a.png' }] }));
+    await runner.run(JOB);
+    expect(publisher.jobs()[1].result).toEqual({ content_id: 'cnt_1', outputs: [{ kind: 'image', url: 'https://media.test/content/cnt_1/a.png?sig=x' }] });
+    expect(JSON.stringify(publisher.jobs())).not.toContain('"key"');
+  });
+
   it('fails with the AppError code and message, runs the failure hook in the failing transaction', async () => {
     const hookCalls: Array<{ tx: Tx; job: JobRecord }> = [];
     handlers.set(

@@ -101,10 +101,19 @@ export class JobRunner {
       return;
     }
     if (abort.signal.aborted) return;
-    const done = await this.store.complete(job.id, job.attempts, result ?? null);
+    const done = (await this.store.complete(job.id, job.attempts, result ?? null)) ?? (await this.settledDuring(job, 'completed'));
     if (!done) return;
     this.observe(run, 'completed');
     await this.emit('job.completed', done);
+  }
+
+  /**
+   * The row as the work's owner ended it while this run still held it (`Jobs.settle`): this run
+   * announces that end, since nobody else will. Null when another attempt holds the row, or it ended otherwise.
+   */
+  private async settledDuring(job: JobRecord, status: 'completed' | 'failed'): Promise<JobRecord | null> {
+    const row = await this.store.findInWorkspace(job.workspaceId, job.id);
+    return row && row.status === status && row.attempts === job.attempts ? row : null;
   }
 
   /** Only the run that finished the row is measured: a fenced-out run did not finish the job. */
@@ -140,6 +149,7 @@ export class JobRunner {
       this.logger.error({ msg: 'job failure hook threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       failed = await this.store.fail(job.id, job.attempts, failure);
     }
+    failed ??= await this.settledDuring(job, 'failed');
     if (!failed) return;
     this.observe(run, 'failed');
     await this.emit('job.failed', failed);

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
 import type { OpenJobCount, OpenJobStatus } from '../metrics/metrics.js';
 import type { JobType } from './job-types.js';
-import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
+import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement, JobStatus } from './job.types.js';
 
 /**
  * Reads and writes job rows. Every state change is a conditional update, so a re-delivered or
@@ -29,6 +29,8 @@ export abstract class JobStore {
   abstract release(id: string, attempt: number): Promise<boolean>;
   /** pending|running → cancelled inside `tx` (the owner withdrew the work); every later write of a run is fenced out. */
   abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
+  /** Ends a job that has not ended inside `tx`, whatever its attempt (see `Jobs.settle`). */
+  abstract settle(tx: Tx, workspaceId: string, id: string, settlement: JobSettlement): Promise<boolean>;
   /** Ids of pending or running jobs created before `before`, oldest first. */
   abstract openJobIds(before: Date, limit: number): Promise<string[]>;
 }
@@ -149,6 +151,18 @@ export class TypeOrmJobStore extends JobStore {
       `WITH changed AS (UPDATE jobs SET status = 'cancelled', finished_at = now()
          WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id) SELECT id FROM changed`,
       [id, workspaceId],
+    );
+    return rows.length > 0;
+  }
+
+  async settle(tx: Tx, workspaceId: string, id: string, s: JobSettlement): Promise<boolean> {
+    const [set, value] =
+      s.status === 'completed'
+        ? [`status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`, jsonParam(s.result)]
+        : [`status = 'failed', error = $3::jsonb, finished_at = now()`, JSON.stringify(s.error)];
+    const rows: Array<{ id: string }> = await tx.query(
+      `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id) SELECT id FROM changed`,
+      [id, workspaceId, value],
     );
     return rows.length > 0;
   }

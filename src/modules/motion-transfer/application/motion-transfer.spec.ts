@@ -93,6 +93,8 @@ class FakeBilling {
 class FakeJobs extends Jobs {
   readonly rows = new Map<string, JobRecord>();
   readonly enqueued: string[] = [];
+  /** Nothing here settles jobs from outside their handlers. */
+  settle = async (): Promise<boolean> => false;
   async create<T extends JobType>(_tx: Tx, j: NewJob<T>): Promise<JobRecord<T>> {
     const job = this.prepare(j);
     this.rows.set(job.id, job);
