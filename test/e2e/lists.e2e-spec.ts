@@ -101,7 +101,7 @@ describe('lists, job outputs and actionable refusals', () => {
       [{ page: 0 }, 'page'],
       [{ page_size: 101 }, 'page_size'],
     ])('answers 400 for %j', async (query, field) => {
-      const res = await list(alice, '/jobs', query as Record<string, string | number>);
+      const res = await list(alice, '/jobs', query);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details.map((d: Body) => d.field)).toContain(field);
@@ -170,7 +170,7 @@ describe('lists, job outputs and actionable refusals', () => {
       [{ page: '1e3' }, 'page'],
       [{ page_size: 0 }, 'page_size'],
     ])('answers 400 for %j', async (query, field) => {
-      const res = await list(alice, '/content', query as Record<string, string | number>);
+      const res = await list(alice, '/content', query);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details.map((d: Body) => d.field)).toContain(field);
@@ -200,7 +200,7 @@ describe('lists, job outputs and actionable refusals', () => {
     });
 
     it.each([[{ q: '' }, 'q'], [{ q: 'x'.repeat(81) }, 'q'], [{ niche: '   ' }, 'niche'], [{ page: -1 }, 'page']])('answers 400 for %j', async (query, field) => {
-      const res = await list(alice, '/characters', query as Record<string, string | number>);
+      const res = await list(alice, '/characters', query);
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: Body) => d.field)).toContain(field);
     });
