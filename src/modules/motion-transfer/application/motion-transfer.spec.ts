@@ -286,7 +286,11 @@ describe('MotionTransferJob', () => {
       thumbnailKey: `motion/${mt.id}/${job.id}-thumb.png`,
       error: null,
     });
-    expect(result).toEqual({ motion_transfer_id: mt.id, duration_seconds: 15 });
+    // Storage keys in the row; reads sign them into URLs (`result.outputs`).
+    expect(result).toEqual({
+      motion_transfer_id: mt.id, duration_seconds: 15,
+      outputs: [{ kind: 'video', key: expect.stringMatching(/-out\./) }, { kind: 'thumbnail', key: expect.stringMatching(/-thumb\./) }],
+    });
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(s.downloads).toEqual(['https://x.example/a.mp4']);
     expect(s.generated[0]).toMatchObject({ jobId: job.id, durationSeconds: 15, aspectRatio: '9:16', characterImage: { bytes: PNG, contentType: 'image/png' }, referenceVideo: { bytes: MP4, contentType: 'video/mp4' } });
