@@ -16,6 +16,7 @@ import { Branding1733000000000 } from './1733000000000-branding.js';
 import { Analytics1733100000000 } from './1733100000000-analytics.js';
 import { CustomDomainClaims1733200000000 } from './1733200000000-custom-domain-claims.js';
 import { InvitationOutcomes1733210000000 } from './1733210000000-invitation-outcomes.js';
+import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Analytics1733100000000,
   CustomDomainClaims1733200000000,
   InvitationOutcomes1733210000000,
+  ListFilters1733260000000,
 ];

@@ -103,7 +103,7 @@ function buildRig(env: Record<string, string>, prefix: string): Rig {
   const directory = new RoutingDirectory({ manager: null } as unknown as DataSource, repo, null as unknown as EndpointSecrets, state);
   const clock = new InsideClock();
   const backend = { kind: 'a1111', generate: async (_t: unknown, req: { seed?: number }) => clock.timed(req.seed), probe: async () => undefined } as unknown as GpuBackend;
-  const fallback: ImageGenerator = { generate: async (req: ImageRequest) => clock.timed(req.seed) };
+  const fallback: ImageGenerator = { provider: 'replicate', generate: async (req: ImageRequest) => clock.timed(req.seed) };
   const router = new SelfHostedRouter(config, directory, state, new GpuBackends([backend]), new Metrics());
   return { router, directory, clock, fallback, redis };
 }

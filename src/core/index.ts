@@ -7,3 +7,4 @@ export * from './platforms.js';
 export * from './zoned-time.js';
 export * from './process-role.js';
 export * from './media-rules.js';
+export * from './refusals.js';

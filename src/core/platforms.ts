@@ -32,3 +32,9 @@ export function isPlatformName(value: unknown): value is PlatformName {
 export function canonicalPlatform(name: PlatformName): Platform {
   return CANONICAL[name];
 }
+
+/** Every name that means the same platform as `name` (a filter on `x` finds items stored as `twitter`). */
+export function platformSpellings(name: PlatformName): PlatformName[] {
+  const platform = CANONICAL[name];
+  return PLATFORM_NAMES.filter((n) => CANONICAL[n] === platform);
+}

@@ -164,8 +164,8 @@ describe('admin workspaces', () => {
       expect(res.status).toBe(402);
       expect(res.body).toMatchObject({
         code: 'insufficient_credits',
-        message: 'This needs 51 credits; the workspace has 50.',
-        details: { required: 51, balance: 50 },
+        message: expect.stringMatching(/^This needs 51 credits; the workspace has 50 \(1 short\)\. /),
+        details: { required: 51, balance: 50, shortfall: 1, credits_url: '/api/v1/billing/credits' },
       });
       const credits = await api(server).get('/billing/credits').set(owner.auth);
       expect(credits.body.balance).toBe(50);

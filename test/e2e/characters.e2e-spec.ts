@@ -14,7 +14,7 @@ async function makeImage(seed: number, format: 'png' | 'jpeg' | 'webp' = 'png', 
 const CHARACTER_KEYS = [
   'appearance', 'autopilot', 'content_count', 'created_at', 'face_consistency_tier', 'face_embedding_updated_at', 'follower_count',
   'id', 'identity', 'is_default', 'last_post_date', 'lora_training_status', 'name', 'niche', 'personality', 'reference_images',
-  'settings', 'style', 'talking_head_enabled', 'timezone', 'updated_at',
+  'settings', 'style', 'talking_head_enabled', 'timezone', 'timezone_source', 'updated_at',
 ].sort();
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -91,7 +91,9 @@ describe('characters', () => {
         style: { presets: ['golden-hour', 'film'] },
         settings: { autopilot: true },
         talking_head_enabled: true,
-        timezone: null,
+        // Lisbon names a zone: the character shows the zone its posts use and why.
+        timezone: 'Europe/Lisbon',
+        timezone_source: 'location',
         face_embedding_updated_at: null,
       });
       expect(c.id).toMatch(/^char_[0-9A-Z]{26}$/);
@@ -210,12 +212,13 @@ describe('characters', () => {
       expect(res.status).toBe(200);
       expect(res.body.character).toMatchObject({
         id, name: 'Ana', niche: 'vegan food', appearance: { age_range: '30-35', aesthetic: 'rustic' }, autopilot: true, settings: { autopilot: true },
-        timezone: 'Europe/Lisbon', style: { presets: ['flat-lay'] },
+        timezone: 'Europe/Lisbon', timezone_source: 'set', style: { presets: ['flat-lay'] },
       });
       expect(new Date(res.body.character.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(res.body.character.created_at).getTime());
       expect((await api(server).get(`/characters/${id}`).set(owner.auth)).body).toEqual(res.body);
       const cleared = await api(server).patch(`/characters/${id}`).set(owner.auth).send({ timezone: null });
-      expect(cleared.body.character.timezone).toBeNull();
+      // Cleared, with no location: the app's default zone, said to be the default.
+      expect(cleared.body.character).toMatchObject({ timezone: 'America/New_York', timezone_source: 'default' });
 
       for (const body of [{ timezone: 'Mars/Olympus_Mons' }, { timezone: 'not a zone' }, { name: null }, { name: '' }, { lora_training_status: 'ready' }, { is_default: true }]) {
         const bad = await api(server).patch(`/characters/${id}`).set(owner.auth).send(body);

@@ -191,7 +191,8 @@ describe('LoRA training on Replicate, through webhooks', () => {
     await fake.advance(t.id);
     expect(t.status).toBe('succeeded');
     const ready = await d.status(charId);
-    expect(ready).toMatchObject({ status: 'ready', progress: 100 });
+    // The webhook that made it ready completed its job in the same transaction: the two never disagree.
+    expect(ready).toMatchObject({ status: 'ready', progress: 100, job: { id: jobId, status: 'completed', progress: 100 } });
     expect(await d.lora(charId)).toMatchObject({ id: loraId, status: 'ready', weights_url: t.output?.weights, error: null, trained_at: expect.any(String) });
     expect(await d.character(charId)).toMatchObject({ lora_training_status: 'ready', face_consistency_tier: 'lora' });
     const job = await d.jobEnded(jobId);
@@ -335,6 +336,7 @@ describe('LoRA training on Replicate, through webhooks', () => {
       await fake.finish(t.id);
       fake.setMode({ kind: 'ok' });
       expect(t.status).toBe('failed');
+      expect(await d.status(charId)).toMatchObject({ status: 'failed', job: { id: jobId, status: 'failed', error: { code: 'upstream_failed' } } });
       expect(await d.lora(charId)).toMatchObject({ status: 'failed', error: { code: 'training_failed', message: expect.stringContaining('CUDA out of memory') }, weights_url: null });
       expect(await d.character(charId)).toMatchObject({ lora_training_status: 'failed', face_consistency_tier: 'ip_adapter' });
       expect(await d.jobEnded(jobId)).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });

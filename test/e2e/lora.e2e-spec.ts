@@ -270,7 +270,7 @@ describe('LoRA training (offline trainer)', () => {
       const entries = (await ledger(poor)).length;
       const res = await train(poor, id);
       expect([res.status, res.body.code]).toEqual([402, 'insufficient_credits']);
-      expect(res.body.details).toEqual({ required: 500, balance: 50 });
+      expect(res.body.details).toMatchObject({ required: 500, balance: 50, shortfall: 450 });
       expect(await balance(poor)).toBe(50);
       expect((await ledger(poor)).length).toBe(entries);
       expect(await lora(poor, id)).toMatchObject({ status: 'none', job_id: null });

@@ -429,7 +429,7 @@ describe('marketplace', () => {
 
       const poor = await fresh(0, 'starter');
       const short = await expectRefused(poor, listing.id, 402, 'insufficient_credits');
-      expect(short.body.details).toEqual({ required: 100, balance: 50 });
+      expect(short.body.details).toMatchObject({ required: 100, balance: 50, shortfall: 50 });
     });
 
     it('checks the character limit before the credits', async () => {

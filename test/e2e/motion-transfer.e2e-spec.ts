@@ -101,7 +101,12 @@ describe('motion transfer', () => {
       expect(done.job).toMatchObject({ id: res.body.job.id, status: 'completed', progress: 100, error: null });
       expect(done.motion_transfer).toMatchObject({ id: mt.id, status: 'completed', error: null, credits_charged: 30 });
       expect(done.motion_transfer.video_url).toMatch(new RegExp(`/api/v1/media/motion/${mt.id}/${res.body.job.id}-out\\.[a-z0-9]+\\?expires=\\d+&signature=[\\w-]+$`));
-      expect(done.job.result).toEqual({ motion_transfer_id: mt.id, duration_seconds: expect.any(Number) });
+      // What it made, as signed URLs: the same files the motion transfer shows.
+      expect(done.job.result).toEqual({
+        motion_transfer_id: mt.id, duration_seconds: expect.any(Number),
+        outputs: [{ kind: 'video', url: expect.any(String) }, ...(done.motion_transfer.thumbnail_url ? [{ kind: 'thumbnail', url: expect.any(String) }] : [])],
+      });
+      expect(new URL(done.job.result.outputs[0].url).pathname).toBe(new URL(done.motion_transfer.video_url).pathname);
       const media = await fetchMedia(done.motion_transfer.video_url);
       expect(media.status).toBe(200);
       expect((await media.arrayBuffer()).byteLength).toBeGreaterThan(0);

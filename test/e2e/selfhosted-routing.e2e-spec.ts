@@ -189,9 +189,9 @@ describe('Self-hosted GPU routing', () => {
       const res = await d.admin().post('/admin/selfhosted/refresh');
       expect(res.status).toBe(200);
       const byId = Object.fromEntries(res.body.endpoints.map((e: Body) => [e.id, e]));
-      expect(byId[a.id]).toMatchObject({ health: 'healthy' });
+      expect(byId[a.id]).toMatchObject({ health: 'healthy', availability: 'healthy', probe_health: 'healthy', circuit: 'closed' });
       expect(byId[a.id].last_checked_at).not.toBeNull();
-      expect(byId[c.id]).toMatchObject({ health: 'unhealthy' });
+      expect(byId[c.id]).toMatchObject({ health: 'unhealthy', availability: 'unavailable', probe_health: 'unhealthy' });
       expect(byId[c.id].last_error).toContain('503');
       comfy.mode = {};
       await d.admin().delete(`/admin/selfhosted/endpoints/${a.id}`);
@@ -209,7 +209,7 @@ describe('Self-hosted GPU routing', () => {
       await d.route(true, 0);
       gpu.resetStats();
       const jobs = await Promise.all((await d.generate(character, 10)).map((id) => d.job(id)));
-      for (const job of jobs) expect(job.result).toMatchObject({ route: 'cloud', endpoint_id: null, fallback_reason: null });
+      for (const job of jobs) expect(job.result).toMatchObject({ route: 'local', provider: 'local', endpoint_id: null, fallback_reason: null });
       expect(gpu.generations).toBe(0);
     });
 
@@ -218,7 +218,7 @@ describe('Self-hosted GPU routing', () => {
       gpu.resetStats();
       const ids = await d.generate(character, 10);
       const jobs = await Promise.all(ids.map((id) => d.job(id)));
-      for (const job of jobs) expect(job.result).toMatchObject({ route: 'selfhosted', endpoint_id: endpoint.id, fallback_reason: null });
+      for (const job of jobs) expect(job.result).toMatchObject({ route: 'selfhosted', provider: `selfhosted:${endpoint.id}`, endpoint_id: endpoint.id, fallback_reason: null });
       expect(gpu.generations).toBe(10);
       expect(gpu.requests.filter((r) => r.path === '/sdapi/v1/txt2img').every((r) => r.authorization === `Basic ${Buffer.from(API_KEY).toString('base64')}`)).toBe(true);
       // One ledger row per job: the charge taken when ordered, nothing more.
@@ -276,7 +276,7 @@ describe('Self-hosted GPU routing', () => {
       await gpu.stop();
       const jobs = await Promise.all((await ordering).map((id) => d.job(id)));
       expect(jobs.filter((j) => j.status !== 'completed')).toEqual([]);
-      const fallbacks = jobs.filter((j) => j.result.route === 'cloud').map((j) => j.result.fallback_reason);
+      const fallbacks = jobs.filter((j) => j.result.route !== 'selfhosted').map((j) => j.result.fallback_reason);
       expect(fallbacks.length).toBeGreaterThan(0);
       expect(fallbacks.every((r) => r === 'endpoint_failed' || r === 'no_eligible_endpoint')).toBe(true);
       expect(fallbacks).toContain('no_eligible_endpoint');
@@ -285,6 +285,8 @@ describe('Self-hosted GPU routing', () => {
       // Open after 3 failures; on a slow machine a trial may already have failed against the dead
       // endpoint (each failed trial reopens it for a new window and adds one), so at least 3.
       expect(open.circuit).toBe('open');
+      // Health and circuit read as one: an open circuit is never reported healthy.
+      expect(open).toMatchObject({ health: 'unhealthy', availability: 'unavailable' });
       expect(open.consecutive_failures).toBeGreaterThanOrEqual(3);
       expect(Date.parse(open.circuit_retry_at) - Date.parse(open.circuit_opened_at)).toBe(1500);
 
@@ -304,7 +306,7 @@ describe('Self-hosted GPU routing', () => {
       gpu.resetStats();
       const [id] = await d.generate(character, 1);
       const job = await d.job(id);
-      expect({ job, ep: await d.endpoint(endpoint.id) }).toMatchObject({ job: { status: 'completed', result: { route: 'cloud', fallback_reason: 'timeout' } } });
+      expect({ job, ep: await d.endpoint(endpoint.id) }).toMatchObject({ job: { status: 'completed', result: { route: 'local', provider: 'local', fallback_reason: 'timeout' } } });
       await waitFor(async () => gpu.abortedRequests >= 1, 5_000, 'the hung request to be closed');
       // The budget (3 s here) bounds the self-hosted attempt: the GPU fake itself saw its request
       // held no shorter than the budget and closed soon after it, whatever else the job then did.

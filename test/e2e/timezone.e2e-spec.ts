@@ -98,7 +98,7 @@ describe('posting timezone', () => {
     const got: Array<[string, Record<string, string>]> = [];
     for (const person of LOCATED) {
       const character = await createCharacter({ name: person.name, identity: { location: person.location } });
-      expect([person.name, character.timezone]).toEqual([person.name, null]);
+      expect([person.name, character.timezone, character.timezone_source]).toEqual([person.name, person.zone, 'location']);
       got.push([person.name, await zonesOf(character.id)]);
     }
     expect(got).toEqual(LOCATED.map((p) => [p.name, { calendar: p.zone, mirror: p.zone, schedule: p.zone }]));

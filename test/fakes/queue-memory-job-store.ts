@@ -1,5 +1,5 @@
 import { JobStore } from '../../src/platform/queue/job-store.js';
-import type { JobFailure, JobFailureHookFn, JobRecord } from '../../src/platform/queue/job.types.js';
+import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement } from '../../src/platform/queue/job.types.js';
 import type { Tx } from '../../src/platform/database/index.js';
 import { JobTransport, type CloseReport, type JobConsumerFn } from '../../src/platform/queue/transport/job-transport.js';
 
@@ -101,6 +101,13 @@ export class MemoryJobStore extends JobStore {
       }
     }
     return failed;
+  }
+
+  async settle(_tx: Tx, workspaceId: string, id: string, s: JobSettlement): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (row?.workspaceId !== workspaceId) return false;
+    const end = s.status === 'completed' ? { status: 'completed', progress: 100, result: s.result, error: null } : { status: 'failed', error: s.error };
+    return this.change(id, ['pending', 'running'], (r) => void Object.assign(r, end, { finishedAt: new Date() })) !== null;
   }
 
   async openJobIds(before: Date, limit: number): Promise<string[]> {

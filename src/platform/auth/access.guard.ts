@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { AppError, isGranted, PLAN_LIMITS, roleAtLeast, type Caller, type WorkspaceRole } from '../../core/index.js';
+import { AppError, isGranted, PLAN_LIMITS, PLANS, planRequired, roleAtLeast, type Caller, type WorkspaceRole } from '../../core/index.js';
 import type { RateLimitedRequest } from '../rate-limit/index.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { ACCESS_KEY, MIN_ROLE_KEY, type AccessRule } from './access.decorator.js';
@@ -49,11 +49,11 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
         throw new AppError('forbidden', 'Your role does not allow this action.');
       }
       if (rule.plans && !rule.plans.includes(caller.plan)) {
-        throw new AppError('plan_required', `This needs the ${rule.plans.join(' or ')} plan.`, { plans: rule.plans });
+        throw planRequired(rule.plans, caller.plan);
       }
     } else {
       if (!PLAN_LIMITS[caller.plan].publicApi) {
-        throw new AppError('plan_required', 'The public API needs the agency plan.', { plans: ['agency'] });
+        throw planRequired(PLANS.filter((p) => PLAN_LIMITS[p].publicApi), caller.plan, 'The public API');
       }
       if (!isGranted(caller.scopes, rule.scopes)) {
         throw new AppError('insufficient_scope', `This API key needs the ${rule.scopes.join(', ')} scope.`, {

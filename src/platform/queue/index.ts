@@ -1,6 +1,7 @@
 export * from './job.types.js';
 export * from './job-handler.decorator.js';
-export { toJobBody, type JobBody } from './job-body.js';
+export { jobOutputs, toJobBody, type JobBody, type JobOutputSigner, type StoredJobOutput } from './job-body.js';
+export type { JobFilter } from './job-list.js';
 export { JobsService } from './jobs.service.js';
 export { QueueModule, createQueueTransport } from './queue.module.js';
 export { QUEUE_ROLE, consumesQueues } from './job-consumer.js';

@@ -7,6 +7,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { JobRunner } from './job-runner.js';
+import type { MediaUrls } from '../storage/index.js';
 import type { JobContext, JobFailureHookFn, JobHandlerFn, JobRecord } from './job.types.js';
 
 class RecordingPublisher extends RealtimePublisher {
@@ -44,6 +45,9 @@ async function jobDurationCounts(metrics: Metrics): Promise<Record<string, numbe
 const WS = 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const JOB = 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
+/** Signs a key the way a test can read back: what a socket event shows for a job's outputs. */
+const SIGNER = { sign: (key: string) => `https://media.test/${key}?sig=x` } as unknown as MediaUrls;
+
 describe('JobRunner', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
@@ -59,7 +63,7 @@ describe('JobRunner', () => {
     publisher = new RecordingPublisher();
     handlers = new Handlers();
     metrics = new Metrics();
-    runner = new JobRunner(store, handlers, publisher, metrics);
+    runner = new JobRunner(store, handlers, publisher, metrics, SIGNER);
     store.seed({ id: JOB, workspaceId: WS, jobType: 'thing' });
   });
 
@@ -83,6 +87,34 @@ describe('JobRunner', () => {
     expect(publisher.jobs().map((j) => [j.status, j.progress])).toEqual([['running', 0], ['running', 40], ['completed', 100]]);
     expect(publisher.jobs()[2]).toMatchObject({ id: JOB, job_type: 'thing', result: { embedding: 'ok' } });
     expect(await jobDurationCounts(metrics)).toEqual({ 'thing/completed': 1 });
+  });
+
+  it('announces a job its work ended from outside the run (settled), once, as completed or failed', async () => {
+    handlers.set('thing', async () => {
+      // A webhook ends the work while the handler still waits: the row completes in that transaction.
+      await store.settle(store.failTx, WS, JOB, { status: 'completed', result: { made: 'by the webhook' } });
+      return { made: 'by the run' };
+    });
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'completed', progress: 100, result: { made: 'by the webhook' } });
+    expect(publisher.types()).toEqual(['job.progress', 'job.completed']);
+    expect(publisher.jobs()[1]).toMatchObject({ status: 'completed', result: { made: 'by the webhook' } });
+
+    store.seed({ id: `${JOB.slice(0, -1)}B`, workspaceId: WS, jobType: 'thing' });
+    handlers.set('thing', async (ctx) => {
+      await store.settle(store.failTx, WS, ctx.job.id, { status: 'failed', error: { code: 'upstream_failed', message: 'The training failed.' } });
+      throw new AppError('upstream_failed', 'The training failed.');
+    });
+    await runner.run(`${JOB.slice(0, -1)}B`);
+    expect(publisher.types().slice(2)).toEqual(['job.progress', 'job.failed']);
+    expect(publisher.jobs()[3]).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+  });
+
+  it('signs the files a job made into URLs on its events, and never shows their storage keys', async () => {
+    handlers.set('thing', async () => ({ content_id: 'cnt_1', outputs: [{ kind: 'image', key: 'content/cnt_1/a.png' }] }));
+    await runner.run(JOB);
+    expect(publisher.jobs()[1].result).toEqual({ content_id: 'cnt_1', outputs: [{ kind: 'image', url: 'https://media.test/content/cnt_1/a.png?sig=x' }] });
+    expect(JSON.stringify(publisher.jobs())).not.toContain('"key"');
   });
 
   it('fails with the AppError code and message, runs the failure hook in the failing transaction', async () => {

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
+import { MediaUrls } from '../storage/index.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
 import { JobStore } from './job-store.js';
@@ -39,6 +40,7 @@ export class JobRunner {
     private readonly handlers: HandlerLookup,
     private readonly publisher: RealtimePublisher,
     private readonly metrics: Metrics,
+    private readonly urls: MediaUrls,
   ) {}
 
   async run(jobId: string): Promise<void> {
@@ -99,10 +101,19 @@ export class JobRunner {
       return;
     }
     if (abort.signal.aborted) return;
-    const done = await this.store.complete(job.id, job.attempts, result ?? null);
+    const done = (await this.store.complete(job.id, job.attempts, result ?? null)) ?? (await this.settledDuring(job, 'completed'));
     if (!done) return;
     this.observe(run, 'completed');
     await this.emit('job.completed', done);
+  }
+
+  /**
+   * The row as the work's owner ended it while this run still held it (`Jobs.settle`): this run
+   * announces that end, since nobody else will. Null when another attempt holds the row, or it ended otherwise.
+   */
+  private async settledDuring(job: JobRecord, status: 'completed' | 'failed'): Promise<JobRecord | null> {
+    const row = await this.store.findInWorkspace(job.workspaceId, job.id);
+    return row && row.status === status && row.attempts === job.attempts ? row : null;
   }
 
   /** Only the run that finished the row is measured: a fenced-out run did not finish the job. */
@@ -138,6 +149,7 @@ export class JobRunner {
       this.logger.error({ msg: 'job failure hook threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       failed = await this.store.fail(job.id, job.attempts, failure);
     }
+    failed ??= await this.settledDuring(job, 'failed');
     if (!failed) return;
     this.observe(run, 'failed');
     await this.emit('job.failed', failed);
@@ -146,7 +158,7 @@ export class JobRunner {
   /** The row is the truth; a lost event only costs a client a poll, so publishing never fails a job. */
   private async emit(type: JobEventType, job: JobRecord): Promise<void> {
     try {
-      await this.publisher.publish(job.workspaceId, { type, job: { ...toJobBody(job) } });
+      await this.publisher.publish(job.workspaceId, { type, job: { ...toJobBody(job, this.urls) } });
     } catch (err) {
       this.logger.warn({ msg: 'job event not published', job_id: job.id, type, err: describe(err) });
     }

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
 import type { OpenJobCount, OpenJobStatus } from '../metrics/metrics.js';
 import type { JobType } from './job-types.js';
-import type { JobFailure, JobFailureHookFn, JobRecord, JobStatus } from './job.types.js';
+import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement, JobStatus } from './job.types.js';
 
 /**
  * Reads and writes job rows. Every state change is a conditional update, so a re-delivered or
@@ -29,11 +29,14 @@ export abstract class JobStore {
   abstract release(id: string, attempt: number): Promise<boolean>;
   /** pending|running → cancelled inside `tx` (the owner withdrew the work); every later write of a run is fenced out. */
   abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
+  /** Ends a job that has not ended inside `tx`, whatever its attempt (see `Jobs.settle`). */
+  abstract settle(tx: Tx, workspaceId: string, id: string, settlement: JobSettlement): Promise<boolean>;
   /** Ids of pending or running jobs created before `before`, oldest first. */
   abstract openJobIds(before: Date, limit: number): Promise<string[]>;
 }
 
-interface JobRow {
+/** A `jobs` row as PostgreSQL answers it. */
+export interface JobRow {
   id: string;
   workspace_id: string;
   job_type: string;
@@ -51,7 +54,7 @@ interface JobRow {
 }
 
 /** A row as read: its type and payload were written together by `create`, so they still match. */
-function fromRow(r: JobRow): JobRecord {
+export function fromJobRow(r: JobRow): JobRecord {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
@@ -95,13 +98,13 @@ export class TypeOrmJobStore extends JobStore {
 
   async findInWorkspace(workspaceId: string, id: string): Promise<JobRecord | null> {
     const rows: JobRow[] = await this.ds.query('SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0] ? fromJobRow(rows[0]) : null;
   }
 
   async findManyInWorkspace(workspaceId: string, ids: readonly string[], tx?: Tx): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
     const rows: JobRow[] = await (tx ?? this.ds).query('SELECT * FROM jobs WHERE workspace_id = $1 AND id = ANY($2)', [workspaceId, [...ids]]);
-    return rows.map(fromRow);
+    return rows.map(fromJobRow);
   }
 
   claim(id: string): Promise<JobRecord | null> {
@@ -152,6 +155,18 @@ export class TypeOrmJobStore extends JobStore {
     return rows.length > 0;
   }
 
+  async settle(tx: Tx, workspaceId: string, id: string, s: JobSettlement): Promise<boolean> {
+    const [set, value] =
+      s.status === 'completed'
+        ? [`status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`, jsonParam(s.result)]
+        : [`status = 'failed', error = $3::jsonb, finished_at = now()`, JSON.stringify(s.error)];
+    const rows: Array<{ id: string }> = await tx.query(
+      `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id) SELECT id FROM changed`,
+      [id, workspaceId, value],
+    );
+    return rows.length > 0;
+  }
+
   async openJobIds(before: Date, limit: number): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.ds.query(
       `SELECT id FROM jobs WHERE status IN ('pending', 'running') AND created_at < $1 ORDER BY created_at LIMIT $2`,
@@ -166,7 +181,7 @@ export class TypeOrmJobStore extends JobStore {
       `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND ${condition} RETURNING *) SELECT * FROM changed`,
       params,
     );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0] ? fromJobRow(rows[0]) : null;
   }
 }
 

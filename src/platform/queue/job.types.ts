@@ -44,6 +44,15 @@ interface NewJobOf<T extends JobType> {
 export type NewJob<T extends JobType = JobType> = { [K in T]: NewJobOf<K> }[T];
 
 /**
+ * The end of a job's work, reported into the job row by the work's owner in the transaction that
+ * ends the work, when it ends outside the handler (a provider's webhook). Progress is left to the
+ * handler, whose reports are what `job.progress` events carry.
+ */
+export type JobSettlement =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'failed'; error: JobFailure };
+
+/**
  * What a handler gets: its job (as claimed, `status: 'running'`), and a way to report progress
  * (0-100, never backwards), streamed as `job.progress`. Call `progress` outside your own
  * transactions: it writes the job row on its own connection (PGlite runs one transaction at a time).
@@ -104,6 +113,12 @@ export abstract class Jobs {
 
   /** Hands the job to the queue. Never throws for a transport outage: the recovery sweep re-sends open rows. */
   abstract enqueue(job: JobRecord): Promise<void>;
+  /**
+   * Writes the end `settlement` into a job that has not ended, inside the caller's `tx`, whichever run holds
+   * it: so a job never reads running while the work it stands for already ended. The run that then
+   * returns finds the row ended and announces it. False when the job had already ended.
+   */
+  abstract settle(tx: Tx, workspaceId: string, id: string, settlement: JobSettlement): Promise<boolean>;
   /** Withdraws a pending or running job inside `tx` (it becomes cancelled); false when it had already ended. */
   abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
   abstract get(workspaceId: string, id: string): Promise<JobRecord | null>;

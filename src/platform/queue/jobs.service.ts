@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ComposedStatement, Tx } from '../database/index.js';
 import { jobInsertSql, JobStore } from './job-store.js';
 import type { JobType } from './job-types.js';
-import { Jobs, type JobRecord, type NewJob } from './job.types.js';
+import { Jobs, type JobRecord, type JobSettlement, type NewJob } from './job.types.js';
 import { JobTransport } from './transport/job-transport.js';
 
 /** The job port: rows through the store, messages through the configured transport. */
@@ -34,6 +34,10 @@ export class JobsService extends Jobs {
       // The row is committed and open: the consumers' recovery sweep sends it again.
       this.logger.warn({ msg: 'job not enqueued; recovery will send it', job_id: job.id, err: String(err) });
     }
+  }
+
+  settle(tx: Tx, workspaceId: string, id: string, settlement: JobSettlement): Promise<boolean> {
+    return this.store.settle(tx, workspaceId, id, settlement);
   }
 
   cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean> {

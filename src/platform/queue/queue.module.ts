@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/index.js';
 import { HandlerLookup, JOB_TYPES, JobHandlerRegistry } from './handler-registry.js';
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
 import { JobEntity } from './job.entity.js';
+import { JobList } from './job-list.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore, OpenJobCounts, TypeOrmJobStore } from './job-store.js';
 import type { JobType } from './job-types.js';
@@ -53,6 +54,7 @@ export class QueueModule {
         { provide: Jobs, useExisting: JobsService },
         JobConsumer,
         OpenJobCounts,
+        JobList,
         QueueMetrics,
       ],
       exports: [Jobs, JobsService, QUEUE_ROLE],

@@ -55,8 +55,8 @@ describe('BillingFacade', () => {
     const { billing, ledger } = setup(20);
     const err = await errorOf(billing.debit(tx, { workspaceId: 'ws_a', amount: 29, reason: 'x' }));
     expect(err.code).toBe('insufficient_credits');
-    expect(err.message).toBe('This needs 29 credits; the workspace has 20.');
-    expect(err.details).toEqual({ required: 29, balance: 20 });
+    expect(err.message).toMatch(/^This needs 29 credits; the workspace has 20 \(9 short\)\. /);
+    expect(err.details).toMatchObject({ required: 29, balance: 20, shortfall: 9 });
     expect(ledger.entries).toHaveLength(0);
   });
 
@@ -112,7 +112,7 @@ describe('BillingFacade.payFor', () => {
     const { billing } = payingSetup(uncovered(), 4);
     const err = await errorOf(billing.payFor(new ComposedStatement(), { workspaceId: 'ws_a', amount: 9, reason: 'x' }));
     expect(err.code).toBe('insufficient_credits');
-    expect(err.details).toEqual({ required: 9, balance: 4 });
+    expect(err.details).toMatchObject({ required: 9, balance: 4, shortfall: 5 });
   });
 
   it('passes any other failure on unchanged, also for a free order', async () => {

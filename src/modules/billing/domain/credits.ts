@@ -1,4 +1,3 @@
-import { AppError } from '../../../core/index.js';
 
 /** One append-only line of a workspace's credit history. `amount` is signed: debits are negative. */
 export interface LedgerEntry {
@@ -28,6 +27,4 @@ export function assertCreditAmount(amount: number): void {
   }
 }
 
-export function insufficientCredits(required: number, balance: number): AppError {
-  return new AppError('insufficient_credits', `This needs ${required} credits; the workspace has ${balance}.`, { required, balance });
-}
+export { insufficientCredits } from '../../../core/index.js';

@@ -4,6 +4,7 @@ import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from 
 import { AppError, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
+import { AppConfig } from '../../../config/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { toJobBody } from '../../../platform/queue/index.js';
 import { MAX_REFERENCE_IMAGE_BYTES, ReferenceImagesService } from '../application/reference-images.service.js';
@@ -24,6 +25,7 @@ export class ReferenceImagesController {
   constructor(
     private readonly referenceImages: ReferenceImagesService,
     private readonly urls: MediaUrls,
+    private readonly config: AppConfig,
   ) {}
 
   @Post(':id/reference-images')
@@ -59,7 +61,7 @@ export class ReferenceImagesController {
     const result = await this.referenceImages.upload(caller.workspaceId, id, file.buffer, dto.type);
     return {
       reference_image: toReferenceImageBody(result.referenceImage, this.urls),
-      character: toCharacterBody(result.character, this.urls),
+      character: toCharacterBody(result.character, this.urls, this.config.publishing.defaultTimezone),
       job: toJobBody(result.job),
     };
   }

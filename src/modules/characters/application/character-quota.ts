@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, PLAN_LIMITS } from '../../../core/index.js';
+import { AppError, characterLimitReached, PLAN_LIMITS } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import { hasRoomForCharacter } from '../domain/character.js';
 import { CharacterRepository } from '../infrastructure/character.repository.js';
@@ -19,11 +19,7 @@ export class CharacterQuota {
     const limit = PLAN_LIMITS[plan].characterLimit;
     const count = await this.characters.count(tx, workspaceId);
     if (!hasRoomForCharacter(count, limit)) {
-      throw new AppError('character_limit_reached', `The ${plan} plan allows ${limit} characters; this workspace has ${count}.`, {
-        plan,
-        limit,
-        count,
-      });
+      throw characterLimitReached(plan, limit, count);
     }
   }
 }

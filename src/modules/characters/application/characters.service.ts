@@ -7,7 +7,7 @@ import { Jobs, type JobRecord } from '../../../platform/queue/job.types.js';
 import { AuditLog } from '../../audit/index.js';
 import { characterChanges, copyName, FACE_EMBEDDING_JOB, newCharacter, type Character, type CharacterInput } from '../domain/character.js';
 import type { CharacterJson } from '../infrastructure/character-json.js';
-import { CharacterRepository } from '../infrastructure/character.repository.js';
+import { CharacterRepository, type CharacterListFilter } from '../infrastructure/character.repository.js';
 import { ReferenceImageRepository } from '../infrastructure/reference-image.repository.js';
 import { CharacterCloner } from './character-cloner.js';
 import { CharacterFiles } from './character-files.js';
@@ -35,8 +35,8 @@ export class CharactersService {
   }
 
   /** Newest first, already in the wire shape (the list routes' hot path). */
-  list(workspaceId: string, page: PageRequest): Promise<Page<CharacterJson>> {
-    return this.characters.list(workspaceId, page);
+  list(workspaceId: string, page: PageRequest, filter: CharacterListFilter = {}): Promise<Page<CharacterJson>> {
+    return this.characters.list(workspaceId, page, filter);
   }
 
   async get(workspaceId: string, id: string): Promise<Character> {

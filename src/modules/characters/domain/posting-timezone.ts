@@ -1,14 +1,29 @@
 import { isTimeZone } from '../../../core/index.js';
 import { COUNTRIES, type Country } from './time-zone-places.js';
 
+/** Where a character's zone comes from: its own setting, its identity's location, or the app's default. */
+export type TimezoneSource = 'set' | 'location' | 'default';
+
+export interface EffectiveTimezone {
+  zone: string;
+  source: TimezoneSource;
+}
+
+type Placed = { timezone: string | null; identity: { location?: string | null } };
+
 /**
- * The one zone a character's posts are planned and shown in (contract §8): its own valid
+ * The one zone a character's posts are planned and shown in (contract §8), and why: its own valid
  * `timezone`, else the zone its identity's location names, else the app's default.
  */
-export function postingTimezone(character: { timezone: string | null; identity: { location?: string | null } }, appDefault: string): string {
-  if (character.timezone && isTimeZone(character.timezone)) return character.timezone;
+export function effectiveTimezone(character: Placed, appDefault: string): EffectiveTimezone {
+  if (character.timezone && isTimeZone(character.timezone)) return { zone: character.timezone, source: 'set' };
   const location = character.identity.location;
-  return (typeof location === 'string' ? locationTimezone(location) : undefined) ?? appDefault;
+  const located = typeof location === 'string' ? locationTimezone(location) : undefined;
+  return located ? { zone: located, source: 'location' } : { zone: appDefault, source: 'default' };
+}
+
+export function postingTimezone(character: Placed, appDefault: string): string {
+  return effectiveTimezone(character, appDefault).zone;
 }
 
 /** The zone a free-text location names: an IANA zone written out ("Europe/Berlin") or a known place; else undefined. */

@@ -17,6 +17,26 @@ const ORDER = 'created_at DESC, id DESC';
 const LIST_PAGE = `SELECT ${CHARACTER_JSON_COLUMNS}, count(*) OVER () AS total FROM characters
   WHERE workspace_id = $1 ORDER BY ${ORDER} LIMIT $2 OFFSET $3`;
 
+/**
+ * Filtered pages: a niche compared whole in any case (index `characters_niche_idx`), a name piece
+ * matched literally in any case. The name match scans the workspace's characters, which its plan
+ * caps at 100, so it needs no trigram index.
+ */
+const FILTERED_PAGE = `SELECT ${CHARACTER_JSON_COLUMNS}, count(*) OVER () AS total FROM characters
+  WHERE workspace_id = $1 AND ($4::text IS NULL OR lower(niche) = lower($4)) AND ($5::text IS NULL OR name ILIKE $5 ESCAPE '\\')
+  ORDER BY ${ORDER} LIMIT $2 OFFSET $3`;
+
+/** `GET /characters` narrowing; no field set is the plain list. */
+export interface CharacterListFilter {
+  niche?: string;
+  nameContains?: string;
+}
+
+/** `text` as a LIKE pattern that matches it literally anywhere: its `\`, `%` and `_` escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 interface CharacterRow {
   id: string;
   workspace_id: string;
@@ -103,8 +123,15 @@ export class CharacterRepository {
   }
 
   /** One round trip: the page, already in its wire shape, and the total in the same prepared query. */
-  async list(workspaceId: string, req: PageRequest): Promise<Page<CharacterJson>> {
-    const rows = await this.prepared.rows<CharacterJsonRow & { total: string }>('characters_page', LIST_PAGE, [workspaceId, req.pageSize, offsetOf(req)]);
+  async list(workspaceId: string, req: PageRequest, filter: CharacterListFilter = {}): Promise<Page<CharacterJson>> {
+    const paging = [workspaceId, req.pageSize, offsetOf(req)];
+    const filtered = filter.niche !== undefined || filter.nameContains !== undefined;
+    const rows = filtered
+      ? await this.prepared.rows<CharacterJsonRow & { total: string }>('characters_filtered_page', FILTERED_PAGE, [
+          ...paging, filter.niche ?? null, filter.nameContains === undefined ? null : containsPattern(filter.nameContains),
+        ])
+      : await this.prepared.rows<CharacterJsonRow & { total: string }>('characters_page', LIST_PAGE, paging);
+    if (rows.length === 0 && filtered) return { items: [], page: req.page, pageSize: req.pageSize, total: await this.countFiltered(workspaceId, req, filter) };
     const total = rows.length > 0 ? Number(rows[0].total) : await this.countOutsidePage(workspaceId, req);
     return { items: rows.map(toCharacterJson), page: req.page, pageSize: req.pageSize, total };
   }
@@ -114,6 +141,13 @@ export class CharacterRepository {
     if (offsetOf(req) === 0) return 0;
     const rows = await this.prepared.rows<{ n: string }>('characters_count', 'SELECT count(*) AS n FROM characters WHERE workspace_id = $1', [workspaceId]);
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /** The filtered count for a page with no rows: zero unless the page lies past the end. */
+  private async countFiltered(workspaceId: string, req: PageRequest, filter: CharacterListFilter): Promise<number> {
+    if (offsetOf(req) === 0) return 0;
+    const all = await this.list(workspaceId, { page: 1, pageSize: 1 }, filter);
+    return all.total;
   }
 
   async update(m: Tx, workspaceId: string, id: string, changes: CharacterChanges): Promise<void> {

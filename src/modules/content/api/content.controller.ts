@@ -22,7 +22,7 @@ import {
 } from './dto/content-item.body.js';
 import { toContentEdit, UpdateContentDto } from './dto/edit.dto.js';
 import { GenerateContentDto, toGenerateImageRequest } from './dto/generate.dto.js';
-import { CalendarQueryDto, QueueQueryDto, toQueueFilter } from './dto/queries.dto.js';
+import { CalendarQueryDto, ContentListQueryDto, QueueQueryDto, toContentFilter, toQueueFilter } from './dto/queries.dto.js';
 import { GenerateWeekDto, toGenerateWeekRequest } from './dto/week.dto.js';
 
 export const ContentId = () => new IdParam('cnt', 'Content');
@@ -58,6 +58,16 @@ export class ContentController {
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generateWeek(@CurrentCaller() caller: Caller, @Body() dto: GenerateWeekDto) {
     return { job: toJobBody(await this.generation.generateWeek(caller.workspaceId, toGenerateWeekRequest(dto.character_id, dto))) };
+  }
+
+  @Get()
+  @Product()
+  @MinRole('viewer')
+  @ApiOperation({ summary: 'All content of the workspace, newest first; filter by status (comma list), type, platform and character_id.' })
+  @ApiOkResponse({ type: ItemListDoc })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed')
+  async list(@CurrentCaller() caller: Caller, @Query() q: ContentListQueryDto) {
+    return toItemPageBody(await this.query.list(caller.workspaceId, toContentFilter(q), pageRequest(q.page, q.page_size)), this.urls);
   }
 
   @Get('queue')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../../core/index.js';
+import { AppError, insufficientCredits } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade, toCharacterBrief } from '../../characters/index.js';
@@ -106,7 +106,7 @@ export class ContentEditingService {
     if (price <= 0) return;
     const balance = await this.billing.balance(workspaceId);
     if (balance < price) {
-      throw new AppError('insufficient_credits', `This needs ${price} credits; the workspace has ${balance}.`, { required: price, balance });
+      throw insufficientCredits(price, balance);
     }
   }
 

@@ -5,7 +5,7 @@ import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import type { ContentItem } from '../domain/content-item.js';
 import { calendarDay, calendarRange, formatDate, localDay } from '../domain/schedule-time.js';
-import { ContentItemRepository, type QueueFilter } from '../infrastructure/content-item.repository.js';
+import { ContentItemRepository, type ContentFilter, type QueueFilter } from '../infrastructure/content-item.repository.js';
 import { CalendarPosts } from './calendar-posts.js';
 import type { CalendarPost } from './calendar-posts.js';
 import { ContentViews, type ItemView } from './content-views.js';
@@ -49,6 +49,13 @@ export class ContentQueryService {
     // A filter on a character the caller cannot see is answered like the missing character it is.
     if (filter.characterId) await this.characters.get(workspaceId, filter.characterId);
     const found = await this.items.list(this.ds.manager, workspaceId, filter, page);
+    return { ...found, items: await this.views.views(workspaceId, found.items) };
+  }
+
+  /** Every item of the workspace that the filter admits, newest first. */
+  async list(workspaceId: string, filter: ContentFilter, page: PageRequest): Promise<Page<ItemView>> {
+    if (filter.characterId) await this.characters.get(workspaceId, filter.characterId);
+    const found = await this.items.list(this.ds.manager, workspaceId, filter, page, 'newest');
     return { ...found, items: await this.views.views(workspaceId, found.items) };
   }
 

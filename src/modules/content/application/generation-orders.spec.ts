@@ -10,6 +10,8 @@ import { GenerationOrders } from './generation-orders.js';
 
 class FakeJobs extends Jobs {
   readonly created: NewJob[] = [];
+  /** Nothing here settles jobs from outside their handlers. */
+  settle = async (): Promise<boolean> => false;
   async create<T extends JobType>(_tx: Tx, job: NewJob<T>): Promise<JobRecord<T>> {
     this.created.push(job as NewJob);
     return { id: `job_${this.created.length}`, ...job } as unknown as JobRecord<T>;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { offsetOf, type Page, type PageRequest } from '../../../core/index.js';
+import { isPlatformName, offsetOf, platformSpellings, type Page, type PageRequest } from '../../../core/index.js';
 import { jsonParam, SqlParams, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
 import { mediaKeysOf, type ContentItem, type ContentStatus, type StoredMedia } from '../domain/content-item.js';
 import { ContentItemEntity } from './content-item.entity.js';
@@ -12,6 +12,9 @@ export interface QueueFilter {
   platform?: string;
   contentType?: string;
 }
+
+/** `GET /content`: the queue's filters, every status unless some are named. */
+export type ContentFilter = Omit<QueueFilter, 'statuses'> & { statuses?: readonly ContentStatus[] };
 
 interface ContentItemRow {
   id: string;
@@ -73,6 +76,8 @@ function fromRow(r: ContentItemRow): ContentItem {
 
 /** The queue's order: by when the item is planned for (else made), oldest first. */
 const QUEUE_ORDER = 'COALESCE(planned_for, created_at) ASC, id ASC';
+/** The content list's order: newest first. */
+const NEWEST_ORDER = 'created_at DESC, id DESC';
 const CALENDAR_LIMIT = 5000;
 
 /** Content items of one workspace. Every method is scoped by the workspace id. */
@@ -124,21 +129,22 @@ export class ContentItemRepository {
     await m.getRepository(ContentItemEntity).update({ workspaceId, id }, changes);
   }
 
-  async list(m: Tx, workspaceId: string, filter: QueueFilter, req: PageRequest): Promise<Page<ContentItem>> {
-    const where = ['workspace_id = $1', 'status = ANY($2)'];
-    const params: unknown[] = [workspaceId, [...filter.statuses]];
-    const add = (column: string, value: string | undefined) => {
+  async list(m: Tx, workspaceId: string, filter: ContentFilter, req: PageRequest, order: 'queue' | 'newest' = 'queue'): Promise<Page<ContentItem>> {
+    const where = ['workspace_id = $1'];
+    const params: unknown[] = [workspaceId];
+    const add = (column: string, value: string | string[] | undefined) => {
       if (value === undefined) return;
       params.push(value);
-      where.push(`${column} = $${params.length}`);
+      where.push(Array.isArray(value) ? `${column} = ANY($${params.length})` : `${column} = $${params.length}`);
     };
+    add('status', filter.statuses ? [...filter.statuses] : undefined);
     add('character_id', filter.characterId);
-    add('platform', filter.platform);
+    add('platform', filter.platform && isPlatformName(filter.platform) ? platformSpellings(filter.platform) : filter.platform);
     add('content_type', filter.contentType);
     const clause = where.join(' AND ');
     // One after the other: inside a transaction both would share one connection anyway.
     const rows: ContentItemRow[] = await m.query(
-      `SELECT * FROM content_items WHERE ${clause} ORDER BY ${QUEUE_ORDER} LIMIT ${req.pageSize} OFFSET ${offsetOf(req)}`,
+      `SELECT * FROM content_items WHERE ${clause} ORDER BY ${order === 'queue' ? QUEUE_ORDER : NEWEST_ORDER} LIMIT ${req.pageSize} OFFSET ${offsetOf(req)}`,
       params,
     );
     const counted: Array<{ total: number }> = await m.query(`SELECT count(*)::int AS total FROM content_items WHERE ${clause}`, params);

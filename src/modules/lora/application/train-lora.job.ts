@@ -9,7 +9,7 @@ import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../
 import { LORA_JOB, type Lora } from '../domain/lora.js';
 import { LoraRepository } from '../infrastructure/lora.repository.js';
 import { LoraTrainer, type TrainingRequest } from './ports/lora-trainer.js';
-import { TrainingOutcomes } from './training-outcomes.js';
+import { trainedResult, TrainingOutcomes } from './training-outcomes.js';
 import { TrainingSet } from './training-set.js';
 
 type TrainCtx = JobContext<'train_lora'>;
@@ -130,6 +130,6 @@ export class TrainLoraJob {
     if (lora.status === 'failed') {
       throw new AppError('upstream_failed', lora.error?.message ?? 'The training failed.', { provider: this.trainer.provider, lora_id: lora.id });
     }
-    return { lora_id: lora.id, status: lora.status, trigger_word: lora.triggerWord, provider_version: lora.providerVersion };
+    return trainedResult(lora);
   }
 }

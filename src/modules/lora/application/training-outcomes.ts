@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Jobs } from '../../../platform/queue/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { consistencyTier, type Lora, type LoraFailure, type LoraStatus } from '../domain/lora.js';
@@ -25,6 +26,7 @@ export class TrainingOutcomes {
     private readonly loras: LoraRepository,
     private readonly characters: CharactersFacade,
     private readonly billing: BillingFacade,
+    private readonly jobs: Jobs,
   ) {}
 
   /**
@@ -84,6 +86,7 @@ export class TrainingOutcomes {
     });
     if (!moved) return false;
     await this.mirror(tx, moved);
+    await this.jobs.settle(tx, moved.workspaceId, moved.jobId, { status: 'completed', result: trainedResult(moved) });
     this.logger.log({ msg: 'lora ready', lora_id: lora.id, workspace_id: lora.workspaceId, character_id: lora.characterId, job_id: lora.jobId });
     return true;
   }
@@ -92,6 +95,8 @@ export class TrainingOutcomes {
     const moved = await this.loras.move(tx, lora.workspaceId, lora.id, lora.jobId, ACTIVE, 'failed', { error: failure });
     if (!moved) return false;
     await this.mirror(tx, moved);
+    // The job fails as the waiting run would fail it (upstream_failed, the training's message); a no-op when the job is what failed.
+    await this.jobs.settle(tx, moved.workspaceId, moved.jobId, { status: 'failed', error: { code: 'upstream_failed', message: failure.message } });
     if (moved.creditsCharged > 0) {
       await this.billing.credit(tx, {
         workspaceId: moved.workspaceId,
@@ -109,4 +114,9 @@ export class TrainingOutcomes {
   private mirror(tx: Tx, lora: Lora): Promise<void> {
     return this.characters.setTraining(tx, lora.workspaceId, lora.characterId, { loraTrainingStatus: lora.status, faceConsistencyTier: consistencyTier(lora.status) });
   }
+}
+
+/** A finished training's job result: the same whether the waiting run or a report ends the job. */
+export function trainedResult(lora: Lora): Record<string, unknown> {
+  return { lora_id: lora.id, status: lora.status, trigger_word: lora.triggerWord, provider_version: lora.providerVersion };
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AppConfig } from '../../../config/index.js';
 import { pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, Product, MinRole } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
@@ -23,6 +24,7 @@ export class MarketplaceController {
     private readonly purchases: PurchaseService,
     private readonly reviews: ReviewsService,
     private readonly urls: MediaUrls,
+    private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -56,7 +58,7 @@ export class MarketplaceController {
   @ApiCreatedResponse({ type: PurchaseResultBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'cannot_purchase_own_listing', 'listing_unavailable', 'already_purchased', 'character_limit_reached', 'insufficient_credits', 'rate_limited')
   async purchase(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<PurchaseResultBody> {
-    return toPurchaseResultBody(await this.purchases.purchase(caller, id), this.urls);
+    return toPurchaseResultBody(await this.purchases.purchase(caller, id), this.urls, this.config.publishing.defaultTimezone);
   }
 
   @Post(':id/reviews')

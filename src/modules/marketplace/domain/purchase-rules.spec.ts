@@ -46,7 +46,7 @@ describe('purchaseRefusal', () => {
   });
 
   it('gives the limit and the credits their details', () => {
-    expect(purchaseRefusal({ ...ok, balance: 40 })?.details).toEqual({ required: 100, balance: 40 });
-    expect(purchaseRefusal({ ...ok, room: { plan: 'pro', limit: 15, count: 15 } })?.details).toEqual({ plan: 'pro', limit: 15, count: 15 });
+    expect(purchaseRefusal({ ...ok, balance: 40 })?.details).toMatchObject({ required: 100, balance: 40, shortfall: 60 });
+    expect(purchaseRefusal({ ...ok, room: { plan: 'pro', limit: 15, count: 15 } })?.details).toMatchObject({ plan: 'pro', limit: 15, count: 15, upgrade_plan: 'agency' });
   });
 });

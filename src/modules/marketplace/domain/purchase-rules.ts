@@ -1,4 +1,4 @@
-import { AppError } from '../../../core/index.js';
+import { AppError, characterLimitReached, insufficientCredits, type Plan } from '../../../core/index.js';
 import type { Listing } from './listing.js';
 
 /** Everything a purchase decision depends on, read under the purchase's locks. */
@@ -7,7 +7,7 @@ export interface PurchaseFacts {
   buyerWorkspaceId: string;
   alreadyPurchased: boolean;
   /** The buyer's plan limit and how many characters the workspace holds now. */
-  room: { plan: string; limit: number; count: number };
+  room: { plan: Plan; limit: number; count: number };
   balance: number;
 }
 
@@ -26,18 +26,11 @@ const CHECKS: ReadonlyArray<Check> = [
   (f) => (f.alreadyPurchased ? new AppError('already_purchased', 'This workspace has already bought this listing.') : null),
   (f) =>
     f.room.count >= f.room.limit
-      ? new AppError('character_limit_reached', `The ${f.room.plan} plan allows ${f.room.limit} characters; this workspace has ${f.room.count}.`, {
-          plan: f.room.plan,
-          limit: f.room.limit,
-          count: f.room.count,
-        })
+      ? characterLimitReached(f.room.plan, f.room.limit, f.room.count)
       : null,
   (f) =>
     f.balance < f.listing.priceCredits
-      ? new AppError('insufficient_credits', `This needs ${f.listing.priceCredits} credits; the workspace has ${f.balance}.`, {
-          required: f.listing.priceCredits,
-          balance: f.balance,
-        })
+      ? insufficientCredits(f.listing.priceCredits, f.balance)
       : null,
 ];
 

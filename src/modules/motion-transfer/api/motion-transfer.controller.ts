@@ -97,7 +97,7 @@ export class MotionTransferController {
 }
 
 function envelope(r: MotionTransferWithJob, urls: MediaUrls): { motion_transfer: Record<string, unknown>; job: Record<string, unknown> } {
-  return { motion_transfer: toMotionTransferBody(r.motionTransfer, urls), job: { ...toJobBody(r.job) } };
+  return { motion_transfer: toMotionTransferBody(r.motionTransfer, urls), job: { ...toJobBody(r.job, urls) } };
 }
 
 /** Exactly one source: a URL in the body, or one file part named `video`. */

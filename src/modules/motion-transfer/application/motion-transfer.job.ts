@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { MEDIA_TYPES, Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { VideoGenerator, type GeneratedMedia } from '../../generation/index.js';
@@ -117,7 +117,11 @@ function transferIdOf(job: JobRecord<'motion_transfer'>): string {
   return typeof id === 'string' ? id : '';
 }
 
-/** No URLs: a job's result is kept, and media URLs are signed per read (the motion transfer shows them). */
+/** Storage keys, not URLs: a job's result is kept, and the job's reads sign its outputs afresh. */
 function resultOf(mt: MotionTransfer): Record<string, unknown> {
-  return { motion_transfer_id: mt.id, duration_seconds: mt.durationSeconds };
+  const outputs = [
+    ...(mt.videoKey ? [{ kind: 'video', key: mt.videoKey }] : []),
+    ...(mt.thumbnailKey ? [{ kind: 'thumbnail', key: mt.thumbnailKey }] : []),
+  ];
+  return { motion_transfer_id: mt.id, duration_seconds: mt.durationSeconds, ...jobOutputs(outputs) };
 }

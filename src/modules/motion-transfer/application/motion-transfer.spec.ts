@@ -93,6 +93,8 @@ class FakeBilling {
 class FakeJobs extends Jobs {
   readonly rows = new Map<string, JobRecord>();
   readonly enqueued: string[] = [];
+  /** Nothing here settles jobs from outside their handlers. */
+  settle = async (): Promise<boolean> => false;
   async create<T extends JobType>(_tx: Tx, j: NewJob<T>): Promise<JobRecord<T>> {
     const job = this.prepare(j);
     this.rows.set(job.id, job);
@@ -284,7 +286,11 @@ describe('MotionTransferJob', () => {
       thumbnailKey: `motion/${mt.id}/${job.id}-thumb.png`,
       error: null,
     });
-    expect(result).toEqual({ motion_transfer_id: mt.id, duration_seconds: 15 });
+    // Storage keys in the row; reads sign them into URLs (`result.outputs`).
+    expect(result).toEqual({
+      motion_transfer_id: mt.id, duration_seconds: 15,
+      outputs: [{ kind: 'video', key: expect.stringMatching(/-out\./) }, { kind: 'thumbnail', key: expect.stringMatching(/-thumb\./) }],
+    });
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(s.downloads).toEqual(['https://x.example/a.mp4']);
     expect(s.generated[0]).toMatchObject({ jobId: job.id, durationSeconds: 15, aspectRatio: '9:16', characterImage: { bytes: PNG, contentType: 'image/png' }, referenceVideo: { bytes: MP4, contentType: 'video/mp4' } });

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId, roleAtLeast, type WorkspaceRole } from '../../../core/index.js';
+import { AppError, memberLimitReached, newId, roleAtLeast, type WorkspaceRole } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog } from '../../audit/index.js';
@@ -136,8 +136,7 @@ export class MembersService {
     if (members.some((m) => sameEmail(m.email, email))) throw new AppError('member_exists', 'This email belongs to a member already.');
     if (pending.some((i) => sameEmail(i.email, email))) throw new AppError('member_exists', 'This email already has a pending invitation.');
     if (!hasFreeSeat(org.plan, members.length, pending.length)) {
-      const limit = memberLimitOf(org.plan);
-      throw new AppError('member_limit_reached', `The ${org.plan} plan allows ${limit} members, pending invitations included.`, { limit, plan: org.plan });
+      throw memberLimitReached(org.plan, memberLimitOf(org.plan));
     }
   }
 

@@ -20,6 +20,7 @@ const request = (over: Partial<ImageRequest> = {}): ImageRequest => ({
 });
 
 class Cloud extends ImageGenerator {
+  readonly provider = 'replicate';
   calls = 0;
   async generate(): Promise<GeneratedMedia[]> {
     this.calls += 1;

@@ -65,7 +65,7 @@ export class TalkingHeadController {
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('generationId', new IdParam('th', 'Talking head')) generationId: string) {
     const found = await this.talkingHeads.get(caller.workspaceId, generationId);
-    return { generation: toGenerationBody(found.generation, this.urls), job: found.job ? toJobBody(found.job) : null };
+    return { generation: toGenerationBody(found.generation, this.urls), job: found.job ? toJobBody(found.job, this.urls) : null };
   }
 
   private started(s: StartedGeneration) {

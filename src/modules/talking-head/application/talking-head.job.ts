@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
@@ -96,5 +96,7 @@ export class TalkingHeadJob {
 }
 
 function resultOf(g: TalkingHeadGeneration): Record<string, unknown> {
-  return { generation_id: g.id, duration_seconds: g.durationSeconds, content_id: g.contentId };
+  const files = [['video', g.videoKey], ['thumbnail', g.thumbnailKey], ['audio', g.audioKey]] as const;
+  const outputs = files.flatMap(([kind, key]) => (key ? [{ kind, key }] : []));
+  return { generation_id: g.id, duration_seconds: g.durationSeconds, content_id: g.contentId, ...jobOutputs(outputs) };
 }

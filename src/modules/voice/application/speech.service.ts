@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, newId, type Page, type PageRequest } from '../../../core/index.js';
+import { AppError, insufficientCredits, newId, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
@@ -40,7 +40,7 @@ export class SpeechService {
     await this.characters.get(workspaceId, characterId);
     const price = this.config.prices.voicePreview;
     const balance = await this.billing.balance(workspaceId);
-    if (balance < price) throw new AppError('insufficient_credits', `This needs ${price} credits; the workspace has ${balance}.`, { required: price, balance });
+    if (balance < price) throw insufficientCredits(price, balance);
     const voice = await this.resolver.effective(workspaceId, characterId);
     const spoken = await callProvider('speech', () => this.speech.speak({ text, voiceId: voice.voiceId, settings: voice.settings, format: 'mp3' }));
     const id = newId('aud');

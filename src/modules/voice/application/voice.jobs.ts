@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { callProvider, SpeechGenerator } from '../../generation/index.js';
@@ -72,7 +72,7 @@ export class VoiceJobs {
     const { job } = ctx;
     const clip = await this.voices.findClip(this.ds.manager, job.workspaceId, job.payload.audio_id);
     if (!clip) throw AppError.notFound('Audio');
-    if (clip.status === 'completed') return { audio_id: clip.id, duration_seconds: clip.durationSeconds };
+    if (clip.status === 'completed') return { audio_id: clip.id, duration_seconds: clip.durationSeconds, ...jobOutputs(clip.storageKey ? [{ kind: 'audio', key: clip.storageKey }] : []) };
     const voice = await this.resolver.effective(job.workspaceId, clip.characterId);
     await ctx.progress(10);
     const spoken = await callProvider('speech', () => this.speech.speak({ text: clip.text, voiceId: clip.voiceId, settings: voice.settings, format: clip.format }, ctx.signal));
@@ -80,7 +80,7 @@ export class VoiceJobs {
     const key = audioKey(clip.characterId, clip.id, spoken.format);
     await this.storage.put(key, spoken.bytes, spoken.contentType);
     const ended = await this.voices.endClip(this.ds.manager, job.workspaceId, clip.id, { status: 'completed', storageKey: key, durationSeconds: spoken.durationSeconds, format: spoken.format });
-    return { audio_id: clip.id, duration_seconds: ended?.durationSeconds ?? spoken.durationSeconds };
+    return { audio_id: clip.id, duration_seconds: ended?.durationSeconds ?? spoken.durationSeconds, ...jobOutputs([{ kind: 'audio', key }]) };
   }
 
   @OnJobFailed(GENERATE_SPEECH_JOB)

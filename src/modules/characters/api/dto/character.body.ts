@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { Character, ReferenceImage } from '../../domain/character.js';
+import { effectiveTimezone } from '../../domain/posting-timezone.js';
 
 /**
  * A character's reference image URLs as a client sees them: its own uploads (files in its folder)
@@ -17,13 +18,27 @@ export function withSignedReferenceImages<T extends { id: string; reference_imag
   return { ...row, reference_images: signedReferenceImages(row.id, row.reference_images, urls) };
 }
 
+/**
+ * A list row with the zone the character's posts use (`timezone`) and where it comes from
+ * (`timezone_source`): the same two fields `toCharacterBody` shows.
+ */
+export function withEffectiveTimezone<T extends { timezone: string | null; identity: { location: string | null } }>(row: T, appZone: string): T & { timezone_source: string } {
+  const { zone, source } = effectiveTimezone(row, appZone);
+  return { ...row, timezone: zone, timezone_source: source };
+}
+
 /** Reference image URLs a client sent back (possibly signed ones it was given), as the record keeps them. */
 export function plainReferenceImages<T extends { referenceImages?: string[] }>(input: T, urls: MediaUrls): T {
   return input.referenceImages ? { ...input, referenceImages: input.referenceImages.map((u) => urls.plain(u)) } : input;
 }
 
-/** The wire shape of a character (contract §5). The face embedding itself never leaves the service. */
-export function toCharacterBody(c: Character, urls: MediaUrls): Record<string, unknown> {
+/**
+ * The wire shape of a character (contract §5). The face embedding itself never leaves the service.
+ * `timezone` is the zone its posts use (`appZone` when neither it nor its location names one), and
+ * `timezone_source` says which (set, location, default), so the two never disagree.
+ */
+export function toCharacterBody(c: Character, urls: MediaUrls, appZone: string): Record<string, unknown> {
+  const zone = effectiveTimezone(c, appZone);
   return {
     id: c.id,
     name: c.name,
@@ -42,7 +57,8 @@ export function toCharacterBody(c: Character, urls: MediaUrls): Record<string, u
     style: { presets: c.style.presets ?? [] },
     settings: { autopilot: c.autopilot },
     talking_head_enabled: c.talkingHeadEnabled,
-    timezone: c.timezone,
+    timezone: zone.zone,
+    timezone_source: zone.source,
     face_embedding_updated_at: c.faceEmbeddingUpdatedAt?.toISOString() ?? null,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
@@ -91,7 +107,8 @@ export class CharacterBody {
   @ApiProperty({ type: StyleBody }) style!: StyleBody;
   @ApiProperty({ type: SettingsBody }) settings!: SettingsBody;
   @ApiProperty() talking_head_enabled!: boolean;
-  @ApiProperty({ type: String, nullable: true, example: 'Europe/Lisbon' }) timezone!: string | null;
+  @ApiProperty({ example: 'Europe/Lisbon', description: 'The zone its posts use: its own setting, else the zone its location names, else the default.' }) timezone!: string;
+  @ApiProperty({ enum: ['set', 'location', 'default'], description: 'Where timezone comes from.' }) timezone_source!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the face embedding was last recomputed.' })
   face_embedding_updated_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;

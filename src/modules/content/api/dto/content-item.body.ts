@@ -45,7 +45,7 @@ export function toContentItemFields(item: ContentItem, urls: MediaUrls): Record<
 
 /** The wire shape of a content item (contract §6) plus its current job, as reads and events show it. */
 export function toContentItemBody(item: ContentItem, job: JobRecord | null, urls: MediaUrls): Record<string, unknown> {
-  return { ...toContentItemFields(item, urls), job: job ? toJobBody(job) : null };
+  return { ...toContentItemFields(item, urls), job: job ? toJobBody(job, urls) : null };
 }
 
 export function toItemBody({ item, job }: ItemView, urls: MediaUrls): Record<string, unknown> {
@@ -80,7 +80,7 @@ export function toVideoStatusBody(item: ContentItem, job: JobRecord | null, urls
   return {
     id: item.id,
     status: item.status,
-    job: job ? toJobBody(job) : null,
+    job: job ? toJobBody(job, urls) : null,
     video: video
       ? { url: urls.sign(video.key), thumbnail_url: urls.signOrNull(video.thumbnailKey), duration_seconds: video.durationSeconds ?? item.video?.durationSeconds ?? null, aspect_ratio: item.video?.aspectRatio ?? null }
       : null,

@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength, Validate } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, Validate } from 'class-validator';
+import { AppError } from '../../../../core/index.js';
 import { PageQueryDto } from '../../../../platform/http/index.js';
 import { CONTENT_TYPES, type ContentStatus } from '../../domain/content-item.js';
 import { PLATFORM_NAMES } from '../../domain/platforms.js';
-import type { QueueFilter } from '../../infrastructure/content-item.repository.js';
+import type { ContentFilter, QueueFilter } from '../../infrastructure/content-item.repository.js';
 import { IsCalendarDate, IsStatusList } from './validators.js';
 
 export const DEFAULT_QUEUE_STATUSES: readonly ContentStatus[] = ['queued', 'generating', 'ready'];
@@ -32,6 +33,41 @@ export class QueueQueryDto extends CharacterQueueQueryDto {
 export function toQueueFilter(characterId: string | undefined, q: CharacterQueueQueryDto): QueueFilter {
   const statuses = q.status ? [...new Set(q.status.split(',').map((s) => s.trim() as ContentStatus))] : DEFAULT_QUEUE_STATUSES;
   return { characterId, statuses, platform: q.platform, contentType: q.content_type };
+}
+
+/**
+ * `GET /content` filters: every status unless `status` names some. `type` is the generate body's
+ * name for the content type, `content_type` the queue's and the item's; one filter under two names.
+ */
+export class ContentListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ example: 'approved,published', description: 'Comma-separated statuses; default all.' })
+  @IsOptional() @IsString() @MaxLength(200) @Validate(IsStatusList)
+  status?: string;
+
+  @ApiPropertyOptional({ enum: PLATFORM_NAMES, description: 'Any spelling of a platform finds every spelling of it (x finds twitter).' })
+  @IsOptional() @IsIn(PLATFORM_NAMES)
+  platform?: string;
+
+  @ApiPropertyOptional({ enum: CONTENT_TYPES })
+  @IsOptional() @IsIn(CONTENT_TYPES)
+  type?: string;
+
+  @ApiPropertyOptional({ enum: CONTENT_TYPES, description: 'Same as type.' })
+  @IsOptional() @IsIn(CONTENT_TYPES)
+  content_type?: string;
+
+  @ApiPropertyOptional({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7', description: 'Another workspace’s character is answered 404, like a missing one.' })
+  @IsOptional() @IsString() @Matches(/^char_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'character_id must be a character id (char_…)' })
+  character_id?: string;
+}
+
+export function toContentFilter(q: ContentListQueryDto): ContentFilter {
+  if (q.type !== undefined && q.content_type !== undefined && q.type !== q.content_type) {
+    const message = 'type and content_type name the same filter; send one';
+    throw new AppError('validation_failed', message, [{ field: 'type', message }]);
+  }
+  const statuses = q.status ? [...new Set(q.status.split(',').map((s) => s.trim() as ContentStatus))] : undefined;
+  return { characterId: q.character_id, statuses, platform: q.platform, contentType: q.type ?? q.content_type };
 }
 
 /** Calendar range; on the character mirror the character comes from the path. */

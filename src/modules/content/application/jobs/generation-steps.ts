@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../../core/index.js';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
-import type { JobRecord } from '../../../../platform/queue/index.js';
+import { jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, type Character } from '../../../characters/index.js';
 import { clampText, type ContentItem, type StoredMedia } from '../../domain/content-item.js';
@@ -149,8 +149,10 @@ function textChanges(item: ContentItem, text?: CaptionDraft): ContentItemChanges
   return changes;
 }
 
+/** What the job made: the item, and its files (signed into URLs when the job is read). */
 function resultOf(item: ContentItem): Record<string, unknown> {
-  return { content_id: item.id, status: item.status, media_count: item.media.length };
+  const files = item.media.flatMap((m) => [{ kind: m.kind, key: m.key }, ...(m.thumbnailKey ? [{ kind: 'thumbnail', key: m.thumbnailKey }] : [])]);
+  return { content_id: item.id, status: item.status, media_count: item.media.length, ...jobOutputs(files) };
 }
 
 /** Whether the job should ask the text provider for a caption. */

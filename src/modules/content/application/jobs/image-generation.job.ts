@@ -6,7 +6,7 @@ import type { StoredMedia } from '../../domain/content-item.js';
 import { imageSize } from '../../domain/media-size.js';
 import { imageCount } from '../../domain/pricing.js';
 import { MediaStore } from '../media-store.js';
-import { ImageGeneratorSeam, callProvider, type ImageLora, type ImageRoute } from '../../../generation/index.js';
+import { ImageGeneratorSeam, callProvider, type DrawnRoute, type ImageLora } from '../../../generation/index.js';
 import { LoraFacade } from '../../../lora/index.js';
 import { GenerationSteps } from './generation-steps.js';
 import { ItemGeneration, type GenerationInput } from './item-generation.js';
@@ -15,7 +15,7 @@ import { CONTENT_JOBS, payloadCount } from './job-types.js';
 /** What this run drew with: set only when it drew (a re-delivered, finished job draws nothing). */
 interface Drawn {
   lora: ImageLora | null;
-  route: ImageRoute | null;
+  route: DrawnRoute | null;
 }
 
 /**
@@ -40,7 +40,8 @@ export class ImageGenerationJob {
       return this.makeImages(ctx, input, drawn);
     });
     // The result names the path that drew the images (contract §13) and the LoRA they were drawn with (§10).
-    const route = drawn.route ? { route: drawn.route.route, endpoint_id: drawn.route.endpointId, fallback_reason: drawn.route.fallbackReason } : {};
+    const { route: r } = drawn;
+    const route = r ? { route: r.route, provider: r.provider, endpoint_id: r.endpointId, fallback_reason: r.fallbackReason } : {};
     return { ...result, ...route, ...(drawn.lora ? { lora_id: drawn.lora.id } : {}) };
   }
 

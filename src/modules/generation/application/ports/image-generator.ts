@@ -38,5 +38,7 @@ export interface ImageRequest {
  * (self-hosted GPU endpoints with fallback) can implement this same port and wrap another.
  */
 export abstract class ImageGenerator {
+  /** Who draws: `replicate`, `local`; a job's result names it (contract §13). */
+  abstract readonly provider: string;
   abstract generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]>;
 }

@@ -143,8 +143,8 @@ export function toPurchaseBody(p: Purchase): PurchaseBody {
   };
 }
 
-export function toPurchaseResultBody(r: PurchaseResult, urls: MediaUrls): PurchaseResultBody {
-  return { purchase: toPurchaseBody(r.purchase), character: toCharacterBody(r.character, urls) as unknown as CharacterBody, credits_balance: r.creditsBalance };
+export function toPurchaseResultBody(r: PurchaseResult, urls: MediaUrls, appZone: string): PurchaseResultBody {
+  return { purchase: toPurchaseBody(r.purchase), character: toCharacterBody(r.character, urls, appZone) as unknown as CharacterBody, credits_balance: r.creditsBalance };
 }
 
 export function toReviewBody(r: Review): ReviewBody {

@@ -1,5 +1,6 @@
 import type { EndpointWithRuntime, RoutingOverview } from '../../application/selfhosted-admin.service.js';
 import type { RoutingSettings } from '../../domain/endpoint.js';
+import { standingOf } from '../../domain/endpoint-standing.js';
 import { currentHealth } from '../../domain/routing-rules.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -10,6 +11,7 @@ export function routingBody(r: RoutingSettings): Record<string, unknown> {
 
 /** An endpoint on the wire: its settings, whether a key is set (never the key), and its shared telemetry. */
 export function endpointBody({ endpoint: e, runtime: rt }: EndpointWithRuntime, healthTtlMs: number, now = Date.now()): Record<string, unknown> {
+  const standing = standingOf(e.status, currentHealth(rt.health, rt.healthCheckedAt, now, healthTtlMs), rt.circuit.state);
   return {
     id: e.id,
     name: e.name,
@@ -20,7 +22,9 @@ export function endpointBody({ endpoint: e, runtime: rt }: EndpointWithRuntime, 
     capabilities: e.capabilities,
     api_key_set: e.apiKeySealed !== null,
     workflow: e.workflow,
-    health: currentHealth(rt.health, rt.healthCheckedAt, now, healthTtlMs),
+    health: standing.health,
+    availability: standing.availability,
+    probe_health: standing.probeHealth,
     last_error: rt.lastError,
     current_load: rt.load,
     avg_latency_ms: rt.avgLatencyMs === null ? null : Math.round(rt.avgLatencyMs),

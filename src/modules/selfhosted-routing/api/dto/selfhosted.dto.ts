@@ -115,7 +115,9 @@ export class EndpointBody {
   @ApiProperty({ enum: CAPABILITIES, isArray: true }) capabilities!: string[];
   @ApiProperty({ description: 'Whether a key is stored; the key itself is never returned.' }) api_key_set!: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true }) workflow!: Record<string, unknown> | null;
-  @ApiProperty({ enum: ['healthy', 'unhealthy', 'unknown'], description: 'The last probe within the health TTL; unknown when there is none.' }) health!: string;
+  @ApiProperty({ enum: ['healthy', 'unhealthy', 'unknown'], description: 'Probe and circuit together: unhealthy while the circuit is open or the probe failed, healthy only with a passing probe and a closed circuit.' }) health!: string;
+  @ApiProperty({ enum: ['healthy', 'degraded', 'unavailable'], description: 'Whether it takes jobs: unavailable (disabled, circuit open, probe failed), degraded (half open, or not probed within the TTL), healthy.' }) availability!: string;
+  @ApiProperty({ enum: ['healthy', 'unhealthy', 'unknown'], description: 'The last probe within the health TTL as measured; unknown when there is none.' }) probe_health!: string;
   @ApiProperty({ type: String, nullable: true }) last_error!: string | null;
   @ApiProperty({ description: 'Requests held right now, across every process.' }) current_load!: number;
   @ApiProperty({ type: Number, nullable: true }) avg_latency_ms!: number | null;

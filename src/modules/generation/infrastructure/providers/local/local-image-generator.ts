@@ -20,6 +20,8 @@ const DEFAULT_STRENGTH = 0.65;
  * an offline LoRA's style grid is blended over the result.
  */
 export class LocalImageGenerator extends ImageGenerator {
+  readonly provider = 'local';
+
   async generate(req: ImageRequest, signal?: AbortSignal): Promise<GeneratedMedia[]> {
     const sharp = await loadSharp();
     const base = req.initImage ? await rawCover(req.initImage.bytes, req.width, req.height) : undefined;

@@ -17,6 +17,8 @@ export type LoraImageModels = Readonly<Record<ImageLora['baseModel'], string>>;
  * flux-dev model takes no weights.
  */
 export class ReplicateImageGenerator extends ImageGenerator {
+  readonly provider = 'replicate';
+
   constructor(
     private readonly client: ReplicateClient,
     private readonly model: string,
