@@ -16,6 +16,18 @@ import { PINTEREST_PATHS, startPinterestFake, type PinterestFake } from '../fake
 
 const CONCURRENCY = 16;
 const LEASE_SECONDS = 3;
+/** How often each worker sweeps (dispatcher.ts: a quarter of the lease, at least every second, at most every 30 s). */
+const SWEEP_EVERY_SECONDS = Math.min(30, Math.max(1, LEASE_SECONDS / 4));
+/** How many abandoned posts one sweep takes over at most (dispatcher.ts, SWEEP_BATCH). */
+const SWEEP_BATCH = 50;
+/**
+ * What the crash bound allows beyond the lease and the sweeps: a sweep's own work (each sent post it
+ * takes over is reconciled by listing the board) and the restarted worker's start, which takes the CPU
+ * from the live worker on a small machine.
+ */
+const TAKEOVER_MARGIN_SECONDS = 5;
+/** The workers' budget for one platform call: long enough for a test to hold Pinterest's answers past the lease and a sweep. */
+const CALL_TIMEOUT_MS = 60_000;
 const BOARD_ID = '1001';
 /** The marker every seeded caption starts with: `[<run>#<n>]`; it stays in the Pin's title and description. */
 const MARKER = /^\[([a-z]+#\d+)\]/;
@@ -83,18 +95,119 @@ async function postRows(db: pg.Pool, postIds: string[]): Promise<PostRow[]> {
   return rows;
 }
 
-/**
- * The longest time, in seconds, between two consecutive posts of the run reaching their outcome:
- * while others keep finishing, a long pause means posts sat in `publishing` with nobody on them.
- */
-async function longestPause(db: pg.Pool, postIds: string[]): Promise<number> {
-  const { rows } = await db.query<{ gap: string | null }>(
-    `SELECT max(gap) AS gap FROM (
-       SELECT extract(epoch FROM t - lag(t) OVER (ORDER BY t)) AS gap
-         FROM (SELECT COALESCE(published_at, updated_at) AS t FROM scheduled_posts WHERE id = ANY($1)) done) gaps`,
+interface InFlight {
+  id: string;
+  claim_id: string;
+}
+
+/** The posts whose irreversible call was sent and has no outcome yet, with the claim they are sent under. */
+async function inFlightCalls(db: pg.Pool, postIds: string[]): Promise<InFlight[]> {
+  const { rows } = await db.query<InFlight>(
+    `SELECT id, claim_id FROM scheduled_posts WHERE id = ANY($1) AND status = 'publishing' AND call_started_at IS NOT NULL ORDER BY id`,
     [postIds],
   );
-  return Number(rows[0].gap ?? 0);
+  return rows;
+}
+
+/**
+ * Plants a due post as a worker that died would leave it (`publishing`, nothing sent, no message
+ * queued), its claim taken 1 ms after the newest call of `sentIds` was sent. The sweeper reads lapsed
+ * claims oldest first, so the sweep that takes this one over also read every post of `sentIds` whose
+ * claim is no younger than its call: a sweep that took nothing of those left their claims alone.
+ */
+async function plantAbandonedPost(db: pg.Pool, sourceId: string, marker: string, sentIds: string[]): Promise<{ postId: string; claimId: string }> {
+  const contentId = newId('cnt');
+  const postId = newId('sch');
+  const claimId = `planted-${postId}`;
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const item = await client.query(
+      `INSERT INTO content_items (id, workspace_id, character_id, status, platform, content_type, kind, image_prompt, caption, hashtags, cta, media, variants, video, language)
+       SELECT $2, s.workspace_id, s.character_id, 'approved', s.platform, s.content_type, s.kind, s.image_prompt, $3 || COALESCE(s.caption, 'A fresh pin'), s.hashtags, s.cta, s.media, s.variants, s.video, s.language
+         FROM content_items s WHERE s.id = $1`,
+      [sourceId, contentId, `[${marker}] `],
+    );
+    expect(item.rowCount).toBe(1);
+    const { rows: [post] } = await client.query<{ claimed_at: Date | null }>(
+      `INSERT INTO scheduled_posts (id, workspace_id, content_id, character_id, platform, platform_key, status, scheduled_at, due_at, attempts, claim_id, claimed_at)
+       SELECT $1, c.workspace_id, c.id, c.character_id, 'pinterest', 'pinterest', 'publishing', now(), now(), 1, $3,
+              (SELECT max(call_started_at) FROM scheduled_posts WHERE id = ANY($4)) + interval '1 millisecond'
+         FROM content_items c WHERE c.id = $2 RETURNING claimed_at`,
+      [postId, contentId, claimId, sentIds],
+    );
+    expect(post.claimed_at).toBeInstanceOf(Date);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+  return { postId, claimId };
+}
+
+/** Holds the fake's answers to publish calls (each Pin is made, its caller waits) until `release`. */
+function holdAnswers(fake: PinterestFake) {
+  const respond = fake.respond.bind(fake);
+  const held: Array<() => void> = [];
+  let firstHeldAt: number | undefined;
+  fake.respond = (res, status, body) => {
+    firstHeldAt ??= Date.now();
+    held.push(() => respond(res, status, body));
+  };
+  return {
+    count: () => held.length,
+    heldMs: () => (firstHeldAt === undefined ? 0 : Date.now() - firstHeldAt),
+    release: () => {
+      fake.respond = respond;
+      for (const answer of held.splice(0)) answer();
+    },
+  };
+}
+
+/** The posts a worker logged as taken over by its sweeper, by whether their call had been sent. */
+function takeoversLogged(w: RunningProcess): Array<{ postId: string; callSent: boolean }> {
+  return w.output.join('').split('\n').flatMap((line) => {
+    if (!line.includes('"msg":"abandoned publish taken over"')) return [];
+    const entry = JSON.parse(line.slice(line.indexOf('{'))) as { post_id: string; call_sent: boolean };
+    return [{ postId: entry.post_id, callSent: entry.call_sent }];
+  });
+}
+
+interface AtKill {
+  /** The database's clock right after the kill. */
+  at: Date;
+  /** Every post in `publishing` then, with its claim and when that claim's lease ends, in seconds after the kill. */
+  posts: Array<{ id: string; claim_id: string; lease_ends: number }>;
+}
+
+async function publishingAtKill(db: pg.Pool, postIds: string[]): Promise<AtKill> {
+  const { rows: [{ at }] } = await db.query<{ at: Date }>('SELECT clock_timestamp() AS at');
+  const { rows } = await db.query<{ id: string; claim_id: string; lease_ends: string }>(
+    `SELECT id, claim_id, extract(epoch FROM claimed_at + make_interval(secs => $3) - $2::timestamptz) AS lease_ends
+       FROM scheduled_posts WHERE id = ANY($1) AND status = 'publishing'`,
+    [postIds, at, LEASE_SECONDS],
+  );
+  return { at, posts: rows.map((r) => ({ ...r, lease_ends: Number(r.lease_ends) })) };
+}
+
+/**
+ * Seconds from the kill until each post of `kill` is seen finished or under another claim (taken
+ * over). Polled, so each time is at or after the real one: an upper bound.
+ */
+function movedOnAfterKill(db: pg.Pool, kill: AtKill, timeoutMs: number): Promise<Map<string, number>> {
+  const claimAtKill = new Map(kill.posts.map((p) => [p.id, p.claim_id]));
+  const moved = new Map<string, number>();
+  return waitFor(async () => {
+    const open = [...claimAtKill.keys()].filter((id) => !moved.has(id));
+    const { rows } = await db.query<{ id: string; status: string; claim_id: string | null; after: string }>(
+      `SELECT id, status, claim_id, extract(epoch FROM clock_timestamp() - $2::timestamptz) AS after FROM scheduled_posts WHERE id = ANY($1)`,
+      [open, kill.at],
+    );
+    for (const r of rows) if (r.status !== 'publishing' || r.claim_id !== claimAtKill.get(r.id)) moved.set(r.id, Number(r.after));
+    return moved.size === claimAtKill.size ? moved : undefined;
+  }, timeoutMs, 'every post publishing at the kill to be finished or taken over');
 }
 
 /** Waits until none of the posts is pending or publishing; answers the final counts. */
@@ -192,6 +305,7 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
       PUBLISH_LEASE_SECONDS: String(LEASE_SECONDS),
       PUBLISH_DISPATCH_INTERVAL_MS: '200',
       PUBLISH_CONCURRENCY: String(CONCURRENCY),
+      PUBLISH_TIMEOUT_MS: String(CALL_TIMEOUT_MS),
       AUTH_RATE_LIMIT_PER_MINUTE: '1000',
       RATE_LIMIT_MULTIPLIER: '50',
     };
@@ -240,7 +354,7 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
   }, 90_000);
 
   it('a send slower than the lease keeps its claim, and its success is recorded even though the content was rejected meanwhile', async () => {
-    // One Pin that answers after 4 s: longer than the 3 s lease, within the 5 s call budget of platformEnv.
+    // One Pin that answers after 4 s: longer than the 3 s lease, within the call budget (CALL_TIMEOUT_MS).
     // The item is rejected while it is being sent.
     const respond = fake.respond.bind(fake);
     let answered = false;
@@ -290,34 +404,69 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     }
   }, 60_000);
 
-  it('posts queued behind a slow platform longer than the lease are not taken over from the live workers', async () => {
-    // Pinterest answering in 400 ms: 32 attempts at a time make a backlog of several seconds, longer than the lease.
+  it('calls a slow platform holds longer than the lease are not taken over from the live workers, through a sweep that reads them', async () => {
     const count = 400;
-    const respond = fake.respond.bind(fake);
-    fake.respond = (res, status, body) => void setTimeout(() => respond(res, status, body), 400);
     const reconciliations = () => fake.requestsTo(`/v5/boards/${BOARD_ID}/pins`, 'GET').length;
     const before = reconciliations();
-    let counts: Record<string, number>;
-    let seconds: number;
+    const gate = holdAnswers(fake);
     let seeded: Seeded;
+    let probe: { postId: string; claimId: string };
+    let held: InFlight[];
+    let heldSeconds: number;
     try {
       seeded = await seedDuePosts(db, sourceItemId, 'slow', count);
-      counts = await waitSettled(db, seeded.postIds, 60_000);
-      seconds = (Date.now() - seeded.committedAt) / 1000;
+      // Every slot of both workers on a call Pinterest has not answered; nothing more can be sent.
+      held = await waitFor(async () => {
+        const rows = await inFlightCalls(db, seeded.postIds);
+        return rows.length === 2 * CONCURRENCY && gate.count() === 2 * CONCURRENCY ? rows : undefined;
+      }, 30_000, 'every slot of both workers to hold an unanswered call');
+      const heldIds = held.map((p) => p.id);
+      // Every held call outlives the lease, by the database's clock (the one the sweeper reads).
+      await waitFor(async () => {
+        const { rows: [r] } = await db.query<{ lapsed: boolean }>(
+          `SELECT bool_and(call_started_at < now() - make_interval(secs => $2)) AS lapsed FROM scheduled_posts WHERE id = ANY($1)`,
+          [heldIds, LEASE_SECONDS],
+        );
+        return r.lapsed;
+      }, 10_000, 'the held calls to outlive the lease');
+      // A sweep after that point that reads them: it takes over a post planted as abandoned, claimed after every held call was sent.
+      probe = await plantAbandonedPost(db, sourceItemId, `slow#${count}`, heldIds);
+      await waitFor(async () => {
+        const { rows: [p] } = await db.query<{ status: string; claim_id: string | null }>('SELECT status, claim_id FROM scheduled_posts WHERE id = $1', [probe.postId]);
+        return p.status !== 'publishing' || p.claim_id !== probe.claimId;
+      }, 10_000, 'a sweep to take over the planted abandoned post');
+      heldSeconds = gate.heldMs() / 1000;
+      // Pinterest has answered none of the calls (so none ended on its own, by an answer or a timeout)...
+      expect(gate.count()).toBe(2 * CONCURRENCY);
+      expect(gate.heldMs()).toBeLessThan(CALL_TIMEOUT_MS);
+      // ...and each is still in flight under the claim it was sent with: that sweep left them to their live workers.
+      expect(await inFlightCalls(db, heldIds)).toEqual(held);
     } finally {
-      fake.respond = respond;
+      gate.release();
     }
-    const r = reconcileRun(fake, 'slow', await postRows(db, seeded.postIds));
+    const postIds = [...seeded.postIds, probe.postId];
+    const counts = await waitSettled(db, postIds, 60_000);
+    const seconds = (Date.now() - seeded.committedAt) / 1000;
+    const r = reconcileRun(fake, 'slow', await postRows(db, postIds));
     const takenOver = reconciliations() - before;
-    console.log(`[publishing-dispatch] 400 posts, platform answering in 400 ms: ${seconds.toFixed(1)} s, ${(count / seconds).toFixed(0)} posts/s, counts ${JSON.stringify(counts)}, in-flight posts taken over and reconciled: ${takenOver}`);
+    const ours = new Set(postIds);
+    const takeovers = workers.flatMap(takeoversLogged).filter((t) => ours.has(t.postId));
+    console.log(
+      `[publishing-dispatch] ${count} posts + 1 planted abandoned, ${2 * CONCURRENCY} calls held ${heldSeconds.toFixed(1)} s (lease ${LEASE_SECONDS} s): ` +
+        `${seconds.toFixed(1)} s overall, counts ${JSON.stringify(counts)}, in-flight posts taken over and reconciled: ${takenOver}, ` +
+        `unsent claims taken over and queued again: ${takeovers.filter((t) => !t.callSent).length}`,
+    );
 
     expect(r.duplicates).toEqual([]);
     expect(r.publishedMissingAtFake).toEqual([]);
     expect(r.unaccounted).toEqual([]);
-    expect(counts).toEqual({ published: count });
+    expect(counts).toEqual({ published: count + 1 });
     // No worker died: no attempt may be taken over while its call is in flight (each takeover asks the board for its Pins).
     expect(takenOver).toBe(0);
-  }, 90_000);
+    expect(takeovers.filter((t) => t.callSent)).toEqual([]);
+    // The planted post was taken over by a sweep, as the workers say too.
+    expect(takeovers).toContainEqual({ postId: probe.postId, callSent: false });
+  }, 120_000);
 
   it('a worker killed mid-run and started again posts nothing twice and leaves no post in publishing (2,000 posts)', async () => {
     const count = 2000;
@@ -334,19 +483,30 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     expect(mostInPublishing).toBeLessThanOrEqual(3 * 100 + 2 * CONCURRENCY);
     await workers[0].stop('SIGKILL');
     const killedAt = Date.now();
+    // The killed worker's attempts are among these: it holds nothing else any more.
+    const kill = await publishingAtKill(db, seeded.postIds);
+    const movingOn = movedOnAfterKill(db, kill, 120_000);
+    movingOn.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     workers[0] = await startWorker(backing, { ...env, LOG_LEVEL: 'info' });
     const restartSeconds = (Date.now() - killedAt) / 1000;
 
     const counts = await waitSettled(db, seeded.postIds, 120_000);
+    const movedOn = await movingOn;
     const seconds = (Date.now() - seeded.committedAt) / 1000;
     const rows = await postRows(db, seeded.postIds);
     const r = reconcileRun(fake, 'crash', rows);
-    const pause = await longestPause(db, seeded.postIds);
+    // Each post publishing at the kill becomes eligible for a sweep by the end of the lease; the live
+    // worker sweeps every SWEEP_EVERY_SECONDS, oldest claims first, at most SWEEP_BATCH a sweep.
+    const bound = LEASE_SECONDS + SWEEP_EVERY_SECONDS * Math.ceil(Math.max(1, kill.posts.length) / SWEEP_BATCH) + TAKEOVER_MARGIN_SECONDS;
+    const delays = kill.posts.map((p) => ({ id: p.id, after: movedOn.get(p.id)!, leaseEnds: p.lease_ends }));
+    // Posts nobody moved until their lease ran out: what the killed worker held (and what waited queued as long).
+    const leftBehind = delays.filter((d) => d.after >= d.leaseEnds);
+    const slowest = Math.max(0, ...delays.map((d) => d.after));
     console.log(
       `[publishing-dispatch] 2000 posts, kill at ${atKill.published} published (${JSON.stringify(atKill)}), restart took ${restartSeconds.toFixed(1)} s; ` +
         `${seconds.toFixed(1)} s overall, ${(count / seconds).toFixed(0)} posts/s; final ${JSON.stringify(counts)}; ` +
         `pins at the fake ${r.pins.length}, unconfirmed ${r.unconfirmed.length} (held by the fake: ${r.unconfirmedHeld.length}); ` +
-        `longest pause between two outcomes ${pause.toFixed(1)} s`,
+        `${kill.posts.length} publishing at the kill, ${leftBehind.length} left until their lease ran out; the last moved on ${slowest.toFixed(1)} s after the kill (bound ${bound} s)`,
     );
 
     // The kill really came in the middle of the run.
@@ -364,7 +524,9 @@ describe('publish dispatcher across two workers (PostgreSQL + Redis)', () => {
     expect(r.otherFailures.map((p) => `${p.id}:${p.error_code}`)).toEqual([]);
     expect(r.published.length + r.unconfirmed.length).toBe(count);
     expect(r.unconfirmed.length).toBeLessThanOrEqual(CONCURRENCY);
-    // The killed worker's posts are taken over within a few leases, not left until Bull notices its stalled jobs.
-    expect(pause).toBeLessThan(5 * LEASE_SECONDS);
+    // The killed worker's posts are taken over after the lease and the sweeps it takes, not left until Bull
+    // notices its stalled jobs (30 s) or forever (a sent call is never run again from its message).
+    expect(leftBehind.length).toBeGreaterThan(0);
+    expect(delays.filter((d) => d.after > bound)).toEqual([]);
   }, 240_000);
 });
