@@ -177,11 +177,12 @@ describe('characters', () => {
     it('takes a timezone on create as PATCH does, in its canonical spelling', async () => {
       const user = await registerUser(server);
       const res = await create(user, { name: 'Zoned', niche: 'travel', timezone: 'europe/paris' });
-      expect([res.status, res.body.character?.timezone]).toEqual([201, 'Europe/Paris']);
+      expect([res.status, res.body.character?.timezone, res.body.character?.timezone_source]).toEqual([201, 'Europe/Paris', 'set']);
       const read = await api(server).get(`/characters/${res.body.character.id}`).set(user.auth);
-      expect(read.body.character.timezone).toBe('Europe/Paris');
+      expect([read.body.character.timezone, read.body.character.timezone_source]).toEqual(['Europe/Paris', 'set']);
+      // No zone of its own: the answer shows the zone in use (the default here) and says where it comes from.
       const none = await create(user, { name: 'Unzoned', niche: 'travel', timezone: null });
-      expect([none.status, none.body.character?.timezone]).toEqual([201, null]);
+      expect([none.status, none.body.character?.timezone, none.body.character?.timezone_source]).toEqual([201, 'America/New_York', 'default']);
     });
 
     it('answers 401 without a session on every route', async () => {
