@@ -455,7 +455,7 @@ export class AppConfig {
   readonly metricsToken?: string;
   /**
    * Hosts that user-supplied URLs may reach although they resolve to private or loopback
-   * addresses. Empty in production; tests list their loopback fakes here.
+   * addresses. Refused in production; tests list their loopback fakes here.
    */
   readonly outboundAllowHosts: string[];
   readonly publishing: PublishingSettings;
@@ -488,7 +488,8 @@ export class AppConfig {
     this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
     this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
     this.corsOrigins = str(env, 'CORS_ORIGINS', this.appUrl).split(',').map((o) => o.trim()).filter(Boolean);
-    this.trustProxy = trustProxy(env, 'TRUST_PROXY', 'loopback');
+    // Off unless set: a forwarded client address is believed only behind a proxy the operator names.
+    this.trustProxy = trustProxy(env, 'TRUST_PROXY', 'false');
     this.apiDocsEnabled = bool(env, 'API_DOCS_ENABLED', true);
     this.storageDriver = oneOf(env, 'STORAGE_DRIVER', 'local', ['local', 's3'] as const);
     this.storageDir = resolve(str(env, 'STORAGE_DIR', join(this.dataDir, 'uploads')));
@@ -627,6 +628,9 @@ export class AppConfig {
       schedulerTickMs: int(env, 'ANALYTICS_SCHEDULER_TICK_MS', 30_000, 50, 3_600_000),
     };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    if (this.production && this.outboundAllowHosts.length > 0) {
+      throw new ConfigError('OUTBOUND_ALLOW_HOSTS must be empty when NODE_ENV=production: it lets user-supplied URLs reach private addresses (tests only)');
+    }
     if (this.production) refuseSharedSecrets(env);
   }
 

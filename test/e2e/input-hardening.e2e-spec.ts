@@ -11,7 +11,7 @@ describe('input hardening', () => {
 
   beforeAll(async () => {
     backing = await createBacking();
-    server = await startServer(backing, { RATE_LIMIT_MULTIPLIER: '20' });
+    server = await startServer(backing, { RATE_LIMIT_MULTIPLIER: '20', TRUST_PROXY: 'loopback' });
     user = await registerUser(server);
     const created = await api(server).post('/characters').set(user.auth).send({ name: 'Mila', niche: 'fitness' });
     expect(created.status).toBe(201);
@@ -162,7 +162,7 @@ describe('input hardening', () => {
       expect(docs.headers['cache-control']).toBeUndefined();
     });
 
-    it('believes X-Forwarded-For from a loopback proxy by default (TRUST_PROXY=loopback)', async () => {
+    it('believes X-Forwarded-For from a loopback proxy with TRUST_PROXY=loopback', async () => {
       // 21 logins, one more than the per-address limit, each from its own forwarded address.
       for (let i = 1; i <= 21; i += 1) {
         const ip = `198.51.100.${i}`;
@@ -172,12 +172,13 @@ describe('input hardening', () => {
     });
 
     // Own backing store: one server per data directory in embedded mode.
-    describe('TRUST_PROXY and API_DOCS_ENABLED', () => {
+    describe('TRUST_PROXY unset and API_DOCS_ENABLED', () => {
       let otherBacking: Backing;
       let other: TestServer;
       beforeAll(async () => {
         otherBacking = await createBacking();
-        other = await startServer(otherBacking, { API_DOCS_ENABLED: 'false', TRUST_PROXY: 'false', AUTH_RATE_LIMIT_PER_MINUTE: '2' });
+        // TRUST_PROXY left unset: the default must believe no proxy.
+        other = await startServer(otherBacking, { API_DOCS_ENABLED: 'false', AUTH_RATE_LIMIT_PER_MINUTE: '2' });
       });
       afterAll(async () => {
         await other?.stop();
@@ -191,7 +192,7 @@ describe('input hardening', () => {
         }
       });
 
-      it('ignores X-Forwarded-For with TRUST_PROXY=false: every client address is the proxy itself', async () => {
+      it('ignores X-Forwarded-For by default: every client address is the proxy itself', async () => {
         const attempt = (ip: string) => api(other).post('/auth/login').set('X-Forwarded-For', ip).send({ email: `nobody.${ip}@e2e.test`, password: 'wrong-password-1' });
         expect((await attempt('203.0.113.1')).status).toBe(401);
         expect((await attempt('203.0.113.2')).status).toBe(401);
