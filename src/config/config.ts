@@ -458,6 +458,8 @@ export class AppConfig {
    * addresses. Refused in production; tests list their loopback fakes here.
    */
   readonly outboundAllowHosts: string[];
+  /** `FFMPEG_PATH` / `FFPROBE_PATH`: the media tools to run; unset, the system's when a release ≥ 6, else the bundled ones. */
+  readonly mediaTools: { ffmpegPath?: string; ffprobePath?: string };
   readonly publishing: PublishingSettings;
   readonly analytics: AnalyticsSettings;
 
@@ -631,6 +633,7 @@ export class AppConfig {
     if (this.production && this.outboundAllowHosts.length > 0) {
       throw new ConfigError('OUTBOUND_ALLOW_HOSTS must be empty when NODE_ENV=production: it lets user-supplied URLs reach private addresses (tests only)');
     }
+    this.mediaTools = { ffmpegPath: optional(env, 'FFMPEG_PATH'), ffprobePath: optional(env, 'FFPROBE_PATH') };
     if (this.production) refuseSharedSecrets(env);
   }
 
