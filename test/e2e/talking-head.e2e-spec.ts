@@ -212,6 +212,28 @@ describe('talking heads (offline speech and renderer)', () => {
     await backing?.cleanup();
   });
 
+  it('says at start-up which ffmpeg and ffprobe decode uploads; the bundled fallback with a warning naming its version', () => {
+    const log = server.output.join('');
+    for (const [tool, bundled] of [['ffmpeg', ffmpeg], ['ffprobe', ffprobe]] as const) {
+      const chosen = new RegExp(`"msg":"media tool chosen","tool":"${tool}","path":"([^"]+)","source":"(\\w+)"`).exec(log);
+      expect(chosen).not.toBeNull();
+      // On a machine with a system release >= 6 that one is used; this machine may only have the bundled copy.
+      if (chosen![2] === 'bundled') {
+        expect(chosen![1]).toBe(bundled.path);
+        expect(log).toContain(`Using the bundled ${tool} ${bundled.version}`);
+      }
+    }
+  });
+
+  it('refuses to start with an FFMPEG_PATH that does not run', async () => {
+    const other = await createBacking();
+    try {
+      await expect(startServer(other, { ...ENV, FFMPEG_PATH: '/nonexistent/bin/ffmpeg' })).rejects.toThrow(/FFMPEG_PATH=\/nonexistent\/bin\/ffmpeg does not run as ffmpeg/);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   it('refuses a character with talking heads off (409), without a primary image (409), long scripts and bad shapes (400), writing nothing', async () => {
     const off = await createCharacter(owner, 'Off');
     await uploadPrimary(owner, off);

@@ -11,7 +11,7 @@ import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
 import { SessionCheck } from './application/session-check.js';
-import { SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
+import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
@@ -37,6 +37,7 @@ import { SessionsRepository } from './infrastructure/sessions.repository.js';
     SessionCheck,
     SessionJwtStrategy,
     SessionRecheckStrategy,
+    BoardTokenStrategy,
   ],
   exports: [AccountsFacade],
 })
