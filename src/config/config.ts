@@ -430,6 +430,8 @@ export class AppConfig {
   readonly adminPassword?: string;
   readonly rateLimitWindowSeconds: number;
   readonly authRateLimitPerMinute: number;
+  /** `OPEN_RATE_LIMIT_PER_MINUTE`: requests per client address to open file and webhook routes (media, logos, webhooks). */
+  readonly openRateLimitPerMinute: number;
   /** Scales every plan's request limit; for load tests and staging, 1 in production. */
   readonly rateLimitMultiplier: number;
   /** The longest an open socket goes without its credential being checked again (contract §7: 30 s at most). */
@@ -520,6 +522,7 @@ export class AppConfig {
     }
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
+    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
     this.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600);
