@@ -65,7 +65,13 @@ async function attemptOnce(url: string, opts: HttpRequestOptions): Promise<HttpR
   const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-  if (opts.guard) return guardedAttempt(url, opts, opts.guard, signal);
+  if (opts.guard) {
+    // Node's request fails with a bare "aborted" when its signal fires mid-answer: say which signal it was.
+    return guardedAttempt(url, opts, opts.guard, signal).catch((err: unknown) => {
+      if (timeout.aborted && !opts.signal?.aborted && !isOutboundError(err)) throw new OutboundError('timeout', 'The request timed out.', { cause: err });
+      throw err;
+    });
+  }
   const res = await fetch(url, { method: opts.method ?? 'GET', headers: opts.headers, body: opts.body, signal });
   if (res.status < 200 || res.status > 299) {
     const bodySnippet = await readWebSnippet(res);

@@ -148,13 +148,16 @@ export interface PinnedRequest {
 /** One request to the vetted address, whatever the name resolves to now; redirects are the caller's to judge. */
 export function requestPinned(url: URL, target: ResolvedAddress, signal: AbortSignal, request: PinnedRequest = {}): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
+  const headers = request.headers ?? { Accept: '*/*', 'User-Agent': 'PersonaStudio-Fetcher/1.0' };
+  // A declared length rather than chunked encoding, which some servers and proxies in front of GPUs refuse.
+  const length = request.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(request.body)) };
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
       method: request.method ?? 'GET',
       agent: false,
       signal,
       lookup: pinnedLookup(target),
-      headers: request.headers ?? { Accept: '*/*', 'User-Agent': 'PersonaStudio-Fetcher/1.0' },
+      headers: { ...headers, ...length },
     });
     req.on('response', resolve);
     req.on('error', reject);
