@@ -14,7 +14,7 @@ import { ERROR_STATUS } from './error-codes.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import { HttpDrain, ProcessLifecycle } from './platform/lifecycle/index.js';
 import {
-  API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe,
+  API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe, webhookPrecheck,
 } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 import { httpMetrics, Metrics } from './platform/metrics/index.js';
@@ -37,15 +37,16 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   app.use(accessLog);
   app.use(httpMetrics(app.get(Metrics)));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
-  // Provider webhooks are verified over their exact bytes, and a training object with its logs runs past 1 MiB.
-  app.use(`/${API_PREFIX}/webhooks`, express.raw({ type: () => true, limit: '10mb' }));
+  const errors = new AppExceptionFilter(ERROR_STATUS);
+  // Provider webhooks are verified over their exact bytes, and a training object with its logs runs
+  // past 1 MiB: their signature headers are checked first, so only a plausible delivery is read.
+  app.use(`/${API_PREFIX}/webhooks`, webhookPrecheck(errors), express.raw({ type: () => true, limit: '10mb' }));
   app.use(express.json({ limit: '1mb' }));
   app.use(jsonDepthGuard);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
   app.enableCors({ origin: config.corsOrigins, credentials: true, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'] });
   app.use(`/${API_PREFIX}`, noStore);
   app.setGlobalPrefix(API_PREFIX);
-  const errors = new AppExceptionFilter(ERROR_STATUS);
   app.useGlobalFilters(errors);
   // Before init, so that it comes before Nest's routes and their not-found answer.
   mountQueueBoard(app, errors);

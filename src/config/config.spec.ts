@@ -53,6 +53,11 @@ describe('AppConfig', () => {
     const prod = (env: Record<string, string>) => () =>
       new AppConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), DATABASE_URL: 'postgres://db/app', ...strong, ...env });
 
+    it('refuses OUTBOUND_ALLOW_HOSTS: user URLs may never reach private addresses in production', () => {
+      expect(prod({ OUTBOUND_ALLOW_HOSTS: '127.0.0.1:9000' })).toThrow(/^OUTBOUND_ALLOW_HOSTS must be empty when NODE_ENV=production/);
+      expect(prod({ OUTBOUND_ALLOW_HOSTS: ' , ' })().outboundAllowHosts).toEqual([]);
+    });
+
     it('starts with a database URL and strong, distinct secrets', () => {
       const c = prod({})();
       expect(c.production).toBe(true);
@@ -131,9 +136,10 @@ describe('AppConfig', () => {
 });
 
 describe('AppConfig edge settings', () => {
-  it('trusts loopback proxies by default and reads TRUST_PROXY as Express does', () => {
+  it('trusts no proxy by default and reads TRUST_PROXY as Express does', () => {
     const d = dataDir();
-    expect(new AppConfig({ DATA_DIR: d }).trustProxy).toEqual(['loopback']);
+    expect(new AppConfig({ DATA_DIR: d }).trustProxy).toBe(false);
+    expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'loopback' }).trustProxy).toEqual(['loopback']);
     expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: 'FALSE' }).trustProxy).toBe(false);
     expect(new AppConfig({ DATA_DIR: d, TRUST_PROXY: '2' }).trustProxy).toBe(2);

@@ -459,6 +459,8 @@ export class AppConfig {
   readonly adminPassword?: string;
   readonly rateLimitWindowSeconds: number;
   readonly authRateLimitPerMinute: number;
+  /** `OPEN_RATE_LIMIT_PER_MINUTE`: requests per client address to open file and webhook routes (media, logos, webhooks). */
+  readonly openRateLimitPerMinute: number;
   /** Scales every plan's request limit; for load tests and staging, 1 in production. */
   readonly rateLimitMultiplier: number;
   /** The longest an open socket goes without its credential being checked again (contract §7: 30 s at most). */
@@ -484,9 +486,11 @@ export class AppConfig {
   readonly metricsToken?: string;
   /**
    * Hosts that user-supplied URLs may reach although they resolve to private or loopback
-   * addresses. Empty in production; tests list their loopback fakes here.
+   * addresses. Refused in production; tests list their loopback fakes here.
    */
   readonly outboundAllowHosts: string[];
+  /** `FFMPEG_PATH` / `FFPROBE_PATH`: the media tools to run; unset, the system's when a release ≥ 6, else the bundled ones. */
+  readonly mediaTools: { ffmpegPath?: string; ffprobePath?: string };
   readonly publishing: PublishingSettings;
   readonly analytics: AnalyticsSettings;
   readonly domains: DomainSettings;
@@ -518,7 +522,8 @@ export class AppConfig {
     this.publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${this.port}`, ['http:', 'https:'])!;
     this.appUrl = url(env, 'APP_URL', 'http://localhost:5173', ['http:', 'https:'])!;
     this.corsOrigins = str(env, 'CORS_ORIGINS', this.appUrl).split(',').map((o) => o.trim()).filter(Boolean);
-    this.trustProxy = trustProxy(env, 'TRUST_PROXY', 'loopback');
+    // Off unless set: a forwarded client address is believed only behind a proxy the operator names.
+    this.trustProxy = trustProxy(env, 'TRUST_PROXY', 'false');
     this.apiDocsEnabled = bool(env, 'API_DOCS_ENABLED', true);
     this.storageDriver = oneOf(env, 'STORAGE_DRIVER', 'local', ['local', 's3'] as const);
     this.storageDir = resolve(str(env, 'STORAGE_DIR', join(this.dataDir, 'uploads')));
@@ -547,6 +552,7 @@ export class AppConfig {
     }
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
+    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
     this.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600);
@@ -666,6 +672,10 @@ export class AppConfig {
       schedulerTickMs: int(env, 'DOMAIN_SCHEDULER_TICK_MS', 60_000, 50, 3_600_000),
     };
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    if (this.production && this.outboundAllowHosts.length > 0) {
+      throw new ConfigError('OUTBOUND_ALLOW_HOSTS must be empty when NODE_ENV=production: it lets user-supplied URLs reach private addresses (tests only)');
+    }
+    this.mediaTools = { ffmpegPath: optional(env, 'FFMPEG_PATH'), ffprobePath: optional(env, 'FFPROBE_PATH') };
     if (this.production) refuseSharedSecrets(env);
   }
 

@@ -1,6 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { api, registerUser, root, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
+
+/** Standard Webhooks headers that pass the pre-check (fresh, all present); the signature itself is wrong. */
+function plausibleWebhook(): Record<string, string> {
+  return { 'webhook-id': `msg_${Date.now()}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,bm90IGEgcmVhbCBzaWduYXR1cmU=' };
+}
+
+/** A POST whose headers announce a body that is never sent; answers the status, headers and JSON body, if the server answers within 15 s. */
+function headersOnlyPost(server: TestServer, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, method: 'POST', headers });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error('no answer within 15 s: the server waited for the body'));
+    }, 15_000);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> });
+      });
+    });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.flushHeaders();
+  });
+}
 
 /** Issue 12, items 1, 10 and part of 11: clear errors, bad input never a 500, edge settings. */
 describe('input hardening', () => {
@@ -11,7 +41,7 @@ describe('input hardening', () => {
 
   beforeAll(async () => {
     backing = await createBacking();
-    server = await startServer(backing, { RATE_LIMIT_MULTIPLIER: '20' });
+    server = await startServer(backing, { RATE_LIMIT_MULTIPLIER: '20', TRUST_PROXY: 'loopback' });
     user = await registerUser(server);
     const created = await api(server).post('/characters').set(user.auth).send({ name: 'Mila', niche: 'fitness' });
     expect(created.status).toBe(201);
@@ -162,7 +192,26 @@ describe('input hardening', () => {
       expect(docs.headers['cache-control']).toBeUndefined();
     });
 
-    it('believes X-Forwarded-For from a loopback proxy by default (TRUST_PROXY=loopback)', async () => {
+    it('marks parser errors and 413 answers no-store too, JSON and webhook bodies alike', async () => {
+      const malformed = await api(server).post('/characters').set(user.auth).set('Content-Type', 'application/json').send('{"name": "X", }');
+      const tooBig = await api(server).post('/characters').set(user.auth).set('Content-Type', 'application/json').send(`{"name":"${'x'.repeat(1_100_000)}"}`);
+      const webhookTooBig = await api(server).post('/webhooks/replicate/trainings').set(plausibleWebhook()).set('Content-Type', 'application/json').send(`{"logs":"${'x'.repeat(10_600_000)}"}`);
+      expectErrorBody(malformed, 400, 'validation_failed');
+      expectErrorBody(tooBig, 413, 'payload_too_large');
+      expectErrorBody(webhookTooBig, 413, 'payload_too_large');
+      for (const res of [malformed, tooBig, webhookTooBig]) expect(res.headers['cache-control']).toBe('no-store');
+    });
+
+    it.each([
+      ['without signature headers', {}],
+      ['with a stale timestamp', { ...plausibleWebhook(), 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) }],
+    ])('refuses a webhook %s with 401 before reading its 9 MB body, and closes the connection', async (_what, headers) => {
+      // Only the headers are sent: an answer at all proves the body was never waited for.
+      const res = await headersOnlyPost(server, '/api/v1/webhooks/replicate/trainings', { ...headers, 'Content-Type': 'application/json', 'Content-Length': '9000000' });
+      expect([res.status, res.body.code, res.headers.connection, res.headers['cache-control']]).toEqual([401, 'unauthorized', 'close', 'no-store']);
+    });
+
+    it('believes X-Forwarded-For from a loopback proxy with TRUST_PROXY=loopback', async () => {
       // 21 logins, one more than the per-address limit, each from its own forwarded address.
       for (let i = 1; i <= 21; i += 1) {
         const ip = `198.51.100.${i}`;
@@ -172,12 +221,13 @@ describe('input hardening', () => {
     });
 
     // Own backing store: one server per data directory in embedded mode.
-    describe('TRUST_PROXY and API_DOCS_ENABLED', () => {
+    describe('TRUST_PROXY unset and API_DOCS_ENABLED', () => {
       let otherBacking: Backing;
       let other: TestServer;
       beforeAll(async () => {
         otherBacking = await createBacking();
-        other = await startServer(otherBacking, { API_DOCS_ENABLED: 'false', TRUST_PROXY: 'false', AUTH_RATE_LIMIT_PER_MINUTE: '2' });
+        // TRUST_PROXY left unset: the default must believe no proxy.
+        other = await startServer(otherBacking, { API_DOCS_ENABLED: 'false', AUTH_RATE_LIMIT_PER_MINUTE: '2', OPEN_RATE_LIMIT_PER_MINUTE: '3' });
       });
       afterAll(async () => {
         await other?.stop();
@@ -191,7 +241,22 @@ describe('input hardening', () => {
         }
       });
 
-      it('ignores X-Forwarded-For with TRUST_PROXY=false: every client address is the proxy itself', async () => {
+      it('limits media, logo and webhook requests per address on their own budget (OPEN_RATE_LIMIT_PER_MINUTE), answering 429 no-store', async () => {
+        const media = () => api(other).get('/media/characters/char_x/ref_x.png?expires=1&signature=forged');
+        const logo = () => api(other).get('/branding/logo/ws_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+        const webhook = () => api(other).post('/webhooks/replicate/trainings').set(plausibleWebhook()).set('Content-Type', 'application/json').send('{}');
+        // Three requests spend the budget, each answered on its merits.
+        expect((await media()).status).toBe(403);
+        expect((await logo()).status).toBe(404);
+        expect((await media()).status).toBe(403);
+        for (const res of [await media(), await logo(), await webhook()]) {
+          expectErrorBody(res, 429, 'rate_limited');
+          expect(res.headers['cache-control']).toBe('no-store');
+          expect(res.headers['ratelimit-policy']).toBe('"open";q=3;w=60');
+        }
+      });
+
+      it('ignores X-Forwarded-For by default: every client address is the proxy itself', async () => {
         const attempt = (ip: string) => api(other).post('/auth/login').set('X-Forwarded-For', ip).send({ email: `nobody.${ip}@e2e.test`, password: 'wrong-password-1' });
         expect((await attempt('203.0.113.1')).status).toBe(401);
         expect((await attempt('203.0.113.2')).status).toBe(401);

@@ -99,6 +99,14 @@ describe('operator views', () => {
         const cookie = boardCookie(session.headers['set-cookie']);
         const page = await api(server).get('/admin/queues').set('Cookie', cookie);
         expect(page.status).toBe(200);
+        // The cookie holds a board-only token: not the admin's access token, and no use as one.
+        const boardToken = cookie.slice('ps_board='.length);
+        expect(boardToken).not.toBe(admin.Authorization.slice('Bearer '.length));
+        const replayed = await api(server).get('/auth/me').set('Authorization', `Bearer ${boardToken}`);
+        expect([replayed.status, replayed.body.code]).toEqual([401, 'unauthorized']);
+        // Nor does the board take an access token put in its cookie by hand.
+        const forged = await api(server).get('/admin/queues').set('Cookie', `ps_board=${admin.Authorization.slice('Bearer '.length)}`);
+        expect([forged.status, forged.body.code]).toEqual([401, 'unauthorized']);
         expect(page.text).toContain('<div id="root">');
         const asset = page.text.match(/src="(static\/js\/main\.[^"]+\.js)"/)?.[1];
         expect((await api(server).get(`/admin/queues/${asset}`).set('Cookie', cookie)).status).toBe(200);

@@ -135,7 +135,9 @@ describe('Self-hosted GPU routing', () => {
         expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
         return res.body;
       };
-      for (const url of ['ftp://10.0.0.5/', 'not a url', 'http://169.254.169.254/latest', 'http://[fe80::1]:7860', 'http://metadata.google.internal/', 'http://[::ffff:169.254.169.254]/', 'http://user:pw@10.0.0.5:7860', 'http://0.0.0.0:7860']) {
+      for (const url of ['ftp://10.0.0.5/', 'not a url', 'http://169.254.169.254/latest', 'http://[fe80::1]:7860', 'http://metadata.google.internal/', 'http://[::ffff:169.254.169.254]/', 'http://user:pw@10.0.0.5:7860', 'http://0.0.0.0:7860',
+        // Every IPv6 spelling that carries the metadata address: NAT64, IPv4-compatible, IPv4-translated, 6to4.
+        'http://[64:ff9b::169.254.169.254]/', 'http://[::169.254.169.254]/', 'http://[::ffff:0:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/']) {
         const error = await refused({ url });
         expect(JSON.stringify(error)).toContain('url');
       }
@@ -315,6 +317,26 @@ describe('Self-hosted GPU routing', () => {
       expect(gpu.abortedAfterMs[0]).toBeLessThan(3000 + 1_500);
       expect(await d.ledgerOf(job.content_id)).toHaveLength(1);
       gpu.mode = {};
+    }, 60_000);
+
+    it('a 307 to another address is a failed attempt, not followed: the job falls back to the cloud', async () => {
+      // Stands for the metadata service the redirect points at: it must never be asked anything.
+      const elsewhere = new FakeA1111Server();
+      await elsewhere.start();
+      try {
+        await d.route(true, 100);
+        gpu.mode = { redirectTo: `${elsewhere.url}/sdapi/v1/txt2img` };
+        gpu.resetStats();
+        const [id] = await d.generate(character, 1);
+        const job = await d.job(id);
+        expect(job).toMatchObject({ status: 'completed', result: { route: 'cloud', fallback_reason: 'endpoint_failed' } });
+        expect(gpu.requests.map((r) => r.path)).toContain('/sdapi/v1/txt2img');
+        expect(elsewhere.requests).toEqual([]);
+        expect((await d.endpoint(endpoint.id)).last_error).toMatch(/307/);
+      } finally {
+        gpu.mode = {};
+        await elsewhere.stop();
+      }
     }, 60_000);
 
     it('never writes the key to the log', () => {

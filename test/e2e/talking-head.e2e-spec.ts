@@ -38,6 +38,16 @@ function facePng(): Promise<Buffer> {
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
+/** The major release of the system's ffmpeg or ffprobe on PATH; 0 when there is none or it is a git snapshot. */
+function systemRelease(tool: string): number {
+  try {
+    const banner = execFileSync(tool, ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return Number(/^\S+ version n?(\d+)\.\d+/.exec(banner)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 function inTempFile<T>(bytes: Buffer, use: (file: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), 'talking-head-e2e-'));
   try {
@@ -210,6 +220,25 @@ describe('talking heads (offline speech and renderer)', () => {
     await server?.stop();
     await closePlatformFakes(fakes);
     await backing?.cleanup();
+  });
+
+  it('warns at start-up when it decodes uploads with the bundled ffmpeg or ffprobe, naming its version', () => {
+    const log = server.output.join('');
+    for (const [tool, bundled] of [['ffmpeg', ffmpeg], ['ffprobe', ffprobe]] as const) {
+      // A system release >= 6 is preferred, silently; without one (as in CI) the bundled copy runs, with a warning.
+      const warning = `Using the bundled ${tool} ${bundled.version}`;
+      if (systemRelease(tool) >= 6) expect(log).not.toContain(warning);
+      else expect(log).toContain(warning);
+    }
+  });
+
+  it('refuses to start with an FFMPEG_PATH that does not run', async () => {
+    const other = await createBacking();
+    try {
+      await expect(startServer(other, { ...ENV, FFMPEG_PATH: '/nonexistent/bin/ffmpeg' })).rejects.toThrow(/FFMPEG_PATH=\/nonexistent\/bin\/ffmpeg does not run as ffmpeg/);
+    } finally {
+      await other.cleanup();
+    }
   });
 
   it('refuses a character with talking heads off (409), without a primary image (409), long scripts and bad shapes (400), writing nothing', async () => {

@@ -18,9 +18,11 @@ export interface GpuFakeFaults {
   hang: boolean;
   /** The health route answers 503, or resets the connection. */
   healthDown: false | '503' | 'reset';
+  /** Generation requests answer 307 to this URL (a server pointing us at a metadata address). */
+  redirectTo: string | null;
 }
 
-export const HEALTHY: GpuFakeFaults = { slowMs: 0, fail5xx: 0, reset: 0, hang: false, healthDown: false };
+export const HEALTHY: GpuFakeFaults = { slowMs: 0, fail5xx: 0, reset: 0, hang: false, healthDown: false, redirectTo: null };
 
 export interface GpuFakeRequest {
   method: string;
@@ -213,6 +215,11 @@ export abstract class GpuFakeServer {
       return f.healthDown !== false;
     }
     if (!this.isGenerationRoute(method, x.path)) return false;
+    if (f.redirectTo !== null) {
+      x.res.writeHead(307, { Location: f.redirectTo, 'Content-Length': '0' });
+      x.res.end();
+      return true;
+    }
     if (f.reset === 'all' || f.reset > 0) {
       if (f.reset !== 'all') f.reset -= 1;
       x.req.socket.destroy();

@@ -12,7 +12,7 @@ import { AuthService } from './application/auth.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
 import { PasswordRules } from './application/password-rules.js';
 import { SessionCheck } from './application/session-check.js';
-import { SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
+import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { SignInAudit } from './application/sign-in-audit.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
@@ -43,6 +43,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     SessionCheck,
     SessionJwtStrategy,
     SessionRecheckStrategy,
+    BoardTokenStrategy,
   ],
   exports: [AccountsFacade],
 })

@@ -10,17 +10,18 @@ export const ACCESS_KEY = 'ps:access';
  * `product`: session tokens only. `public`: API keys only, with scopes.
  */
 export type AccessRule =
-  | { surface: 'open'; authLimit?: boolean }
+  | { surface: 'open'; authLimit?: boolean; openLimit?: boolean }
   | { surface: 'product'; plans?: Plan[]; roles?: Role[] }
   | { surface: 'public'; scopes: Scope[] };
 
 /** One declaration per route; the global guard refuses any route without it. */
 export function Access(rule: AccessRule): MethodDecorator & ClassDecorator {
-  const docs = rule.surface === 'open' ? [] : rule.surface === 'public' ? [ApiSecurity('api_key')] : [ApiBearerAuth()];
+  // An open route under the per-address limit may answer 429 without declaring it itself.
+  const docs = rule.surface === 'open' ? (rule.openLimit ? [ApiErrors('rate_limited')] : []) : rule.surface === 'public' ? [ApiSecurity('api_key')] : [ApiBearerAuth()];
   return applyDecorators(SetMetadata(ACCESS_KEY, rule), ...docs);
 }
 
-export const Open = (opts: { authLimit?: boolean } = {}) => Access({ surface: 'open', ...opts });
+export const Open = (opts: { authLimit?: boolean; openLimit?: boolean } = {}) => Access({ surface: 'open', ...opts });
 export const Product = (opts: { plans?: Plan[]; roles?: Role[] } = {}) => Access({ surface: 'product', ...opts });
 export const PublicApi = (...scopes: Scope[]) => Access({ surface: 'public', scopes });
 

@@ -34,7 +34,10 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (!rule) throw new AppError('forbidden', 'This route is not available.');
 
-    if (rule.surface === 'open') return rule.authLimit ? this.rateLimit.canActivate(ctx) : true;
+    if (rule.surface === 'open') {
+      if (rule.openLimit) ctx.switchToHttp().getRequest<{ openLimit?: boolean }>().openLimit = true;
+      return rule.authLimit || rule.openLimit ? this.rateLimit.canActivate(ctx) : true;
+    }
     assertSurfaceCredential(ctx.switchToHttp().getRequest<AccessRequest>(), rule.surface);
     await super.canActivate(ctx);
     await this.rateLimit.canActivate(ctx);

@@ -9,8 +9,12 @@ const STATUSES = CORE_ERRORS as Partial<ErrorStatusMap> as ErrorStatusMap;
 
 function run(exception: unknown, statuses: ErrorStatusMap = STATUSES, request: Record<string, unknown> = {}) {
   const sent: { status?: number; body?: any } = {};
+  const headers: Record<string, string> = {};
   const res = {
     headersSent: false,
+    setHeader(name: string, value: string) {
+      headers[name.toLowerCase()] = value;
+    },
     status(s: number) {
       sent.status = s;
       return this;
@@ -22,6 +26,8 @@ function run(exception: unknown, statuses: ErrorStatusMap = STATUSES, request: R
   const req = { id: 'req_test', method: 'GET', path: '/x', ...request };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
   new AppExceptionFilter(statuses).catch(exception, host);
+  // Every error answer, whatever raised it, is no-store (a body parser's answers come before the API's middleware).
+  if (sent.status !== undefined) expect(headers['cache-control']).toBe('no-store');
   return sent;
 }
 

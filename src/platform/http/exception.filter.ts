@@ -37,6 +37,8 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     const status = this.statuses[err.code];
+    // Also for answers given before the API's no-store middleware ran (a body parser's 400 or 413).
+    res.setHeader('Cache-Control', 'no-store');
     res.status(status).json({
       statusCode: status,
       code: err.code,

@@ -10,3 +10,4 @@ export * from './controllers.js';
 export * from './input-guard.js';
 export * from './edge.js';
 export * from './openapi.js';
+export * from './webhook-precheck.js';

@@ -4,6 +4,8 @@ import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import type { AudioType } from './audio-type.js';
+import { runVersion, selectMediaTool, type MediaTool, type MediaToolCandidates, type MediaToolSelection, type VersionProbe } from './media-tools.js';
 
 export type MediaToolErrorKind = 'unavailable' | 'failed' | 'aborted' | 'timeout' | 'too_large';
 
@@ -25,16 +27,35 @@ export function isMediaToolError(err: unknown): err is MediaToolError {
   return err instanceof MediaToolError;
 }
 
-type Tool = 'ffmpeg' | 'ffprobe';
+type Tool = MediaTool;
 
 const located = new Map<Tool, Promise<string>>();
+const configuredPaths: Partial<Record<Tool, string>> = {};
 
-/** The ffmpeg binary shipped in `@ffmpeg-installer/ffmpeg`, checked to be executable. */
+/**
+ * Chooses ffmpeg and ffprobe once, at start-up (FFMPEG_PATH / FFPROBE_PATH, else the system's
+ * release ≥ 6, else the bundled copies), and answers what was chosen with the warnings to log.
+ * A configured path that does not run stops the start.
+ */
+export async function configureMediaTools(paths: { ffmpegPath?: string; ffprobePath?: string }, probe: VersionProbe = runVersion): Promise<MediaToolSelection[]> {
+  located.clear();
+  configuredPaths.ffmpeg = paths.ffmpegPath;
+  configuredPaths.ffprobe = paths.ffprobePath;
+  const selections: MediaToolSelection[] = [];
+  for (const tool of ['ffmpeg', 'ffprobe'] as const) {
+    const selection = await selectMediaTool(tool, candidates(tool), probe);
+    if (selection.choice) located.set(tool, Promise.resolve(selection.choice.path));
+    selections.push(selection);
+  }
+  return selections;
+}
+
+/** The ffmpeg chosen at start-up (or, where nothing configured it, by the same rules on first use). */
 export function ffmpegPath(): Promise<string> {
   return locate('ffmpeg');
 }
 
-/** The ffprobe binary shipped in `@ffprobe-installer/ffprobe`, checked to be executable. */
+/** The ffprobe chosen like ffmpeg. */
 export function ffprobePath(): Promise<string> {
   return locate('ffprobe');
 }
@@ -42,7 +63,10 @@ export function ffprobePath(): Promise<string> {
 function locate(tool: Tool): Promise<string> {
   let found = located.get(tool);
   if (!found) {
-    found = resolveBinary(tool);
+    found = selectMediaTool(tool, candidates(tool), runVersion).then((s) => {
+      if (!s.choice) throw new MediaToolError('unavailable', s.warnings.join(' '));
+      return s.choice.path;
+    });
     // A failure is not remembered: an operator may fix the install without a restart.
     found.catch(() => located.delete(tool));
     located.set(tool, found);
@@ -50,21 +74,36 @@ function locate(tool: Tool): Promise<string> {
   return found;
 }
 
-async function resolveBinary(tool: Tool): Promise<string> {
-  let path: string;
-  try {
-    // Loaded on first use: the installer packages throw at import on a platform they do not ship.
-    const mod = tool === 'ffmpeg' ? await import('@ffmpeg-installer/ffmpeg') : await import('@ffprobe-installer/ffprobe');
-    path = mod.default.path;
-  } catch (err) {
-    throw new MediaToolError('unavailable', `The bundled ${tool} is not installed for ${process.platform}-${process.arch}: ${String((err as Error)?.message ?? err)}`);
-  }
-  try {
-    await access(path, constants.X_OK);
-  } catch {
-    throw new MediaToolError('unavailable', `The bundled ${tool} at ${path} is not executable by this process's user (run \`chmod 755 ${path}\` where the packages are installed).`);
-  }
-  return path;
+function candidates(tool: Tool): MediaToolCandidates {
+  return { configured: configuredPaths[tool], system: tool, bundled: () => bundledBinary(tool) };
+}
+
+/** The copy shipped in `@ffmpeg-installer/ffmpeg` / `@ffprobe-installer/ffprobe`, checked to be executable. */
+async function bundledBinary(tool: Tool): Promise<{ path: string; version: string }> {
+  // Loaded on first use: the installer packages throw at import on a platform they do not ship.
+  const mod = tool === 'ffmpeg' ? await import('@ffmpeg-installer/ffmpeg') : await import('@ffprobe-installer/ffprobe');
+  await access(mod.default.path, constants.X_OK);
+  return { path: mod.default.path, version: mod.default.version };
+}
+
+/**
+ * ffmpeg's demuxer for each sniffed audio type. Untrusted bytes are opened with the format our
+ * sniffing decided, never by ffmpeg's own probing (which would hand them to any of its hundreds
+ * of demuxers, playlists included).
+ */
+const AUDIO_DEMUXERS: Record<AudioType['ext'], string> = { mp3: 'mp3', wav: 'wav', ogg: 'ogg', flac: 'flac', m4a: 'mov', webm: 'matroska' };
+
+/**
+ * The input options for an untrusted file or pipe: an explicit demuxer, and only the file and pipe
+ * protocols, so nothing inside the media (a playlist, a reference) can make ffmpeg open a URL.
+ */
+export function untrustedInput(format: string, path: string): string[] {
+  return ['-protocol_whitelist', 'file,pipe', '-f', format, '-i', path];
+}
+
+/** `untrustedInput` for audio whose type was sniffed from its leading bytes. */
+export function untrustedAudioInput(type: AudioType, path: string): string[] {
+  return untrustedInput(AUDIO_DEMUXERS[type.ext], path);
 }
 
 export interface RunOptions {
@@ -82,7 +121,7 @@ export interface RunResult {
 }
 
 /**
- * Runs the bundled ffmpeg (no shell: arguments are passed as they are) and answers its stdout and
+ * Runs the chosen ffmpeg (no shell: arguments are passed as they are) and answers its stdout and
  * stderr once it exits 0. Anything else rejects with a MediaToolError holding the end of stderr; on
  * abort or timeout the process is killed.
  */
@@ -223,8 +262,11 @@ export interface MediaProbe {
   streams: MediaStream[];
 }
 
-/** What ffprobe reads in a media file (bytes are written to a private temp file first: MP4 needs seeking). */
-export async function probeMedia(input: Buffer | string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<MediaProbe> {
+/**
+ * What ffprobe reads in a media file (bytes are written to a private temp file first: MP4 needs
+ * seeking). `format` names the demuxer; left out only for files we made ourselves.
+ */
+export async function probeMedia(input: Buffer | string, opts: { signal?: AbortSignal; timeoutMs?: number; format?: string } = {}): Promise<MediaProbe> {
   if (Buffer.isBuffer(input)) {
     return withTempDir(async (dir) => {
       const path = join(dir, 'input');
@@ -232,7 +274,8 @@ export async function probeMedia(input: Buffer | string, opts: { signal?: AbortS
       return probeMedia(path, opts);
     });
   }
-  const { stdout } = await runFfprobe(['-print_format', 'json', '-show_format', '-show_streams', '-i', input], { ...opts, maxStdoutBytes: 4 * 1024 * 1024 });
+  const source = opts.format ? untrustedInput(opts.format, input) : ['-protocol_whitelist', 'file,pipe', '-i', input];
+  const { stdout } = await runFfprobe(['-print_format', 'json', '-show_format', '-show_streams', ...source], { ...opts, maxStdoutBytes: 4 * 1024 * 1024 });
   return parseProbe(stdout);
 }
 

@@ -5,6 +5,9 @@ export { sniffAudioType, readWav, wavDurationSeconds, mp3DurationSeconds, mpegFr
 export {
   ffmpegPath,
   ffprobePath,
+  configureMediaTools,
+  untrustedInput,
+  untrustedAudioInput,
   runFfmpeg,
   probeMedia,
   withTempDir,
@@ -16,3 +19,5 @@ export {
   type MediaStream,
   type MediaProbe,
 } from './ffmpeg.js';
+export { selectMediaTool, parseToolVersion, MIN_SYSTEM_MAJOR, type MediaToolChoice, type MediaToolSelection, type MediaToolCandidates, type VersionProbe } from './media-tools.js';
+export { MediaModule } from './media.module.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { AppError, type Caller } from '../../core/index.js';
-import { authenticateToken, isApiKeyToken, SESSION_RECHECK_STRATEGY, bearerTokenOf } from '../auth/index.js';
+import { authenticateToken, BOARD_STRATEGY, bearerTokenOf, isApiKeyToken, SESSION_RECHECK_STRATEGY } from '../auth/index.js';
 import { API_PREFIX } from '../http/edge.js';
 
 /** Where the dashboard lives; its session route (a Nest route) sits under it. */
@@ -21,16 +21,18 @@ export function cookieOf(header: string | undefined, name: string): string | nul
 }
 
 /**
- * The admin a request to the dashboard comes from: a session token from the Authorization header
- * or the board cookie, verified as the socket gateway verifies one (signature, expiry, and the
- * session read afresh: a revoked session is refused), without counting against the rate limit the
- * dashboard's polling would otherwise eat.
+ * The admin a request to the dashboard comes from: a session access token from the Authorization
+ * header, or a board-only token from the board cookie (never an access token: see
+ * `issueBoardToken`), each verified with its own key and the session read afresh (a revoked
+ * session is refused), without counting against the rate limit the dashboard's polling would
+ * otherwise eat.
  */
 export async function boardAdmin(req: Request): Promise<Caller> {
-  const token = bearerTokenOf(req) ?? cookieOf(req.headers.cookie, BOARD_COOKIE);
+  const bearer = bearerTokenOf(req);
+  const token = bearer ?? cookieOf(req.headers.cookie, BOARD_COOKIE);
   if (token === null) throw new AppError('unauthorized', 'Sign in as an admin: send a bearer token or open the board through its session route.');
   if (isApiKeyToken(token)) throw new AppError('session_required', 'The queue board needs a session token, not an API key.');
-  const found = await authenticateToken(SESSION_RECHECK_STRATEGY, token);
+  const found = await authenticateToken(bearer !== null ? SESSION_RECHECK_STRATEGY : BOARD_STRATEGY, token);
   if (!found) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
   if (found.caller.role !== 'admin') throw new AppError('forbidden', 'Your role does not allow this action.');
   return found.caller;

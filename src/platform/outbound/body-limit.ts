@@ -58,6 +58,24 @@ export async function readWebSnippet(res: Response, limit = 2048): Promise<strin
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
+/** `readWebSnippet` for a Node stream: the start of an error body, the rest let go. */
+export async function readNodeSnippet(stream: Readable, limit = 2048): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      total += (chunk as Buffer).length;
+      if (total >= limit) break;
+    }
+  } catch {
+    // A broken error body must not hide the status that explains the failure.
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
 /** The same cap for a Node stream (the pinned-connection downloader). */
 export async function readNodeBody(stream: Readable, maxBytes: number, contentLength?: string, what = 'The download'): Promise<Buffer> {
   const declared = declaredLength(contentLength);

@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { readWebBody, readWebSnippet } from './body-limit.js';
+import type { IncomingMessage } from 'node:http';
+import { readNodeBody, readNodeSnippet, readWebBody, readWebSnippet } from './body-limit.js';
+import type { AddressPolicy } from './ip-ranges.js';
 import { isOutboundError, OutboundError } from './outbound-error.js';
+import { requestPinned, vetHost, type HostResolver } from './safe-download.js';
 import { abortableSleep, isRetryableStatus, parseRetryAfter, RETRY_DEFAULTS, retryDelay, type RetryOptions } from './retry-policy.js';
 
 export interface HttpRequestOptions extends RetryOptions {
@@ -12,6 +15,12 @@ export interface HttpRequestOptions extends RetryOptions {
   /** Largest response body accepted; bigger ones fail as `too_large` without being read whole. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * For servers an admin configured but that answer on behalf of others (self-hosted GPUs): the
+   * name is resolved and vetted under `policy` at every connect, the connection goes to the vetted
+   * address, and a redirect is never followed (it is an `http` failure).
+   */
+  guard?: { policy: AddressPolicy; resolve?: HostResolver; what: string };
 }
 
 export interface HttpResponse {
@@ -56,6 +65,13 @@ async function attemptOnce(url: string, opts: HttpRequestOptions): Promise<HttpR
   const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  if (opts.guard) {
+    // Node's request fails with a bare "aborted" when its signal fires mid-answer: say which signal it was.
+    return guardedAttempt(url, opts, opts.guard, signal).catch((err: unknown) => {
+      if (timeout.aborted && !opts.signal?.aborted && !isOutboundError(err)) throw new OutboundError('timeout', 'The request timed out.', { cause: err });
+      throw err;
+    });
+  }
   const res = await fetch(url, { method: opts.method ?? 'GET', headers: opts.headers, body: opts.body, signal });
   if (res.status < 200 || res.status > 299) {
     const bodySnippet = await readWebSnippet(res);
@@ -68,6 +84,34 @@ async function attemptOnce(url: string, opts: HttpRequestOptions): Promise<HttpR
   }
   const body = await readWebBody(res, opts.maxBytes ?? HTTP_DEFAULTS.maxBytes, `The answer from ${hostOf(url)}`);
   return { status: res.status, headers: res.headers, body, url: res.url || url };
+}
+
+async function guardedAttempt(url: string, opts: HttpRequestOptions, guard: NonNullable<HttpRequestOptions['guard']>, signal: AbortSignal): Promise<HttpResponse> {
+  const target = new URL(url);
+  const address = await vetHost(target, guard);
+  const res = await requestPinned(target, address, signal, { method: opts.method ?? 'GET', headers: { 'User-Agent': 'PersonaStudio/1.0', ...opts.headers }, body: opts.body });
+  const status = res.statusCode ?? 0;
+  const headers = nodeHeaders(res);
+  if (status < 200 || status > 299) {
+    const bodySnippet = await readNodeSnippet(res);
+    const redirect = status >= 300 && status <= 399;
+    throw new OutboundError('http', `${hostOf(url)} answered ${status}${redirect ? ' (redirects are not followed)' : ''}.`, {
+      status,
+      retryable: isRetryableStatus(status),
+      retryAfterMs: parseRetryAfter(headers.get('retry-after')),
+      bodySnippet,
+    });
+  }
+  const body = await readNodeBody(res, opts.maxBytes ?? HTTP_DEFAULTS.maxBytes, res.headers['content-length'], `The answer from ${hostOf(url)}`);
+  return { status, headers, body, url };
+}
+
+function nodeHeaders(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  return headers;
 }
 
 /** Turns whatever fetch threw into an OutboundError; a caller's abort is never retried. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { forbiddenReason, parseV6 } from './ip-ranges.js';
+import { addressRefusal, forbiddenReason, parseV6 } from './ip-ranges.js';
 
 describe('forbiddenReason', () => {
   it.each([
@@ -52,4 +52,36 @@ describe('forbiddenReason', () => {
     expect(parseV6('::0.0.0.1')).toEqual(loopback);
     expect(parseV6('fe80::1%eth0').slice(0, 2)).toEqual([0xfe, 0x80]);
   });
+});
+
+describe('addressRefusal', () => {
+  const metadataSpellings = [
+    ['169.254.169.254', 'link-local'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
+    ['64:ff9b::169.254.169.254', 'NAT64 link-local'],
+    ['[64:ff9b::169.254.169.254]', 'NAT64 link-local'],
+    ['::169.254.169.254', 'IPv4-compatible link-local'],
+    ['::ffff:0:169.254.169.254', 'IPv4-translated link-local'],
+    ['2002:a9fe:a9fe::', '6to4 link-local'],
+    ['100.100.100.200', 'Alibaba Cloud metadata'],
+    ['fd00:ec2::254', 'AWS metadata'],
+    ['::ffff:100.100.100.200', 'IPv4-mapped Alibaba Cloud metadata'],
+  ];
+
+  it.each(metadataSpellings)('refuses the metadata spelling %s (%s) under both policies', (ip, why) => {
+    expect(addressRefusal(ip, 'operator')).toBe(why);
+    expect(addressRefusal(ip, 'public')).not.toBeNull();
+  });
+
+  it.each(['0.0.0.0', '::', '224.0.0.1', '255.255.255.255', 'fe80::1', 'ff02::1', '64:ff9b::0.0.0.0', '2002:e000:1::'])('refuses the non-unicast or link-local %s to operators too', (ip) => {
+    expect(addressRefusal(ip, 'operator')).not.toBeNull();
+  });
+
+  it.each(['10.0.4.12', '127.0.0.1', '192.168.1.20', '172.20.0.3', '100.64.1.1', '::1', 'fd12:3456::1', '::ffff:10.0.0.1', '8.8.8.8', '2606:4700::1111'])(
+    'lets an operator reach the private, loopback or public %s, which user URLs may reach only when public',
+    (ip) => {
+      expect(addressRefusal(ip, 'operator')).toBeNull();
+      expect(addressRefusal(ip, 'public')).toBe(forbiddenReason(ip));
+    },
+  );
 });

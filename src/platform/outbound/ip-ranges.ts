@@ -1,24 +1,42 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
-/** A prefix of an address as bytes: the first `bits` bits of `bytes` must match. */
+/**
+ * A prefix of an address as bytes: the first `bits` bits of `bytes` must match. `internal` ranges
+ * are the operator's own network (private, loopback): refused for user-supplied URLs, allowed for
+ * servers an admin configures. The rest name no server anyone may reach from here.
+ */
 interface Range {
   bytes: number[];
   bits: number;
   why: string;
+  internal?: boolean;
 }
+
+/**
+ * Whom the address is vetted for. `public`: a URL a user gave us, only public addresses.
+ * `operator`: a server an admin configured (a self-hosted GPU), which may sit on the private
+ * network, but never on link-local, metadata or non-unicast addresses.
+ */
+export type AddressPolicy = 'public' | 'operator';
+
+/** Cloud instance-metadata services that sit inside otherwise internal ranges. */
+const METADATA_ADDRESSES: Array<{ bytes: number[]; why: string }> = [
+  { bytes: [100, 100, 100, 200], why: 'Alibaba Cloud metadata' },
+  { bytes: v6Prefix([0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254]), why: 'AWS metadata' },
+];
 
 const V4_FORBIDDEN: Range[] = [
   { bytes: [0, 0, 0, 0], bits: 8, why: 'unspecified' },
-  { bytes: [10, 0, 0, 0], bits: 8, why: 'private' },
-  { bytes: [100, 64, 0, 0], bits: 10, why: 'carrier-grade NAT' },
-  { bytes: [127, 0, 0, 0], bits: 8, why: 'loopback' },
+  { bytes: [10, 0, 0, 0], bits: 8, why: 'private', internal: true },
+  { bytes: [100, 64, 0, 0], bits: 10, why: 'carrier-grade NAT', internal: true },
+  { bytes: [127, 0, 0, 0], bits: 8, why: 'loopback', internal: true },
   { bytes: [169, 254, 0, 0], bits: 16, why: 'link-local' },
-  { bytes: [172, 16, 0, 0], bits: 12, why: 'private' },
+  { bytes: [172, 16, 0, 0], bits: 12, why: 'private', internal: true },
   { bytes: [192, 0, 0, 0], bits: 24, why: 'IETF protocol assignments' },
   { bytes: [192, 0, 2, 0], bits: 24, why: 'documentation' },
   { bytes: [192, 88, 99, 0], bits: 24, why: '6to4 relay' },
-  { bytes: [192, 168, 0, 0], bits: 16, why: 'private' },
-  { bytes: [198, 18, 0, 0], bits: 15, why: 'benchmarking' },
+  { bytes: [192, 168, 0, 0], bits: 16, why: 'private', internal: true },
+  { bytes: [198, 18, 0, 0], bits: 15, why: 'benchmarking', internal: true },
   { bytes: [198, 51, 100, 0], bits: 24, why: 'documentation' },
   { bytes: [203, 0, 113, 0], bits: 24, why: 'documentation' },
   { bytes: [224, 0, 0, 0], bits: 4, why: 'multicast' },
@@ -27,12 +45,12 @@ const V4_FORBIDDEN: Range[] = [
 
 const V6_FORBIDDEN: Range[] = [
   { bytes: v6Prefix([0, 0, 0, 0, 0, 0, 0, 0]), bits: 128, why: 'unspecified' },
-  { bytes: v6Prefix([0, 0, 0, 0, 0, 0, 0, 1]), bits: 128, why: 'loopback' },
+  { bytes: v6Prefix([0, 0, 0, 0, 0, 0, 0, 1]), bits: 128, why: 'loopback', internal: true },
   { bytes: v6Prefix([0x64, 0xff9b, 1]), bits: 48, why: 'local-use NAT64' },
   { bytes: v6Prefix([0x100]), bits: 64, why: 'discard' },
   { bytes: v6Prefix([0x2001, 0]), bits: 32, why: 'Teredo' },
   { bytes: v6Prefix([0x2001, 0xdb8]), bits: 32, why: 'documentation' },
-  { bytes: v6Prefix([0xfc00]), bits: 7, why: 'unique local' },
+  { bytes: v6Prefix([0xfc00]), bits: 7, why: 'unique local', internal: true },
   { bytes: v6Prefix([0xfe80]), bits: 10, why: 'link-local' },
   { bytes: v6Prefix([0xfec0]), bits: 10, why: 'site-local' },
   { bytes: v6Prefix([0xff00]), bits: 8, why: 'multicast' },
@@ -88,18 +106,28 @@ export function parseV6(ip: string): number[] {
 
 /** Why an address must not be reached from a user-supplied URL; null when it is a public address. */
 export function forbiddenReason(ip: string): string | null {
+  return addressRefusal(ip, 'public');
+}
+
+/**
+ * Why an address may not be reached under `policy`, or null. The one rule set for every outbound
+ * check: an IPv6 form that carries an IPv4 address (mapped, translated, compatible, NAT64, 6to4)
+ * is judged by the address it carries, so no spelling of a metadata address slips through.
+ */
+export function addressRefusal(ip: string, policy: AddressPolicy): string | null {
   const address = ip.replace(/^\[|\]$/g, '');
-  if (isIPv4(address)) {
-    const bytes = parseV4(address);
-    return V4_FORBIDDEN.find((r) => matches(bytes, r))?.why ?? null;
-  }
-  if (!isIPv6(address)) return 'not an IP address';
-  const bytes = parseV6(address);
-  const direct = V6_FORBIDDEN.find((r) => matches(bytes, r));
-  if (direct) return direct.why;
+  const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : 0;
+  if (family === 0) return 'not an IP address';
+  const bytes = family === 4 ? parseV4(address) : parseV6(address);
+  const metadata = METADATA_ADDRESSES.find((m) => m.bytes.length === bytes.length && m.bytes.every((b, i) => b === bytes[i]));
+  if (metadata) return metadata.why;
+  const range = (family === 4 ? V4_FORBIDDEN : V6_FORBIDDEN).find((r) => matches(bytes, r));
+  // A direct match decides: ::1 is loopback, not 0.0.0.1 carried in an IPv4-compatible form.
+  if (range) return range.internal && policy === 'operator' ? null : range.why;
+  if (family === 4) return null;
   for (const form of V6_EMBEDDING_V4) {
     if (!matches(bytes, form)) continue;
-    const inner = forbiddenReason(bytes.slice(form.at, form.at + 4).join('.'));
+    const inner = addressRefusal(bytes.slice(form.at, form.at + 4).join('.'), policy);
     if (inner) return `${form.why} ${inner}`;
   }
   return null;

@@ -3,7 +3,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { readNodeBody } from './body-limit.js';
-import { forbiddenReason } from './ip-ranges.js';
+import { addressRefusal, type AddressPolicy } from './ip-ranges.js';
 import { isOutboundError, OutboundError } from './outbound-error.js';
 
 export interface ResolvedAddress {
@@ -100,15 +100,33 @@ function isAllowedHost(url: URL, allowHosts: string[] = []): boolean {
 }
 
 /** Resolves the host once and refuses it when any of its addresses is not public. */
-async function vet(url: URL, opts: SafeDownloadOptions): Promise<ResolvedAddress> {
+function vet(url: URL, opts: SafeDownloadOptions): Promise<ResolvedAddress> {
+  return vetHost(url, { policy: 'public', resolve: opts.resolve, allowHosts: opts.allowHosts, what: 'downloads' });
+}
+
+export interface HostVetting {
+  policy: AddressPolicy;
+  resolve?: HostResolver;
+  /** Hosts exempt from the address rules (tests' loopback fakes). */
+  allowHosts?: string[];
+  /** Who may not reach a refused address, for the message: "downloads", "self-hosted GPU calls". */
+  what: string;
+}
+
+/**
+ * Resolves the URL's host now and answers the address to connect to, refusing the host when any
+ * of its addresses breaks the policy. Callers connect to exactly that address (`requestPinned`),
+ * so a second DNS answer (rebinding) cannot move the connection elsewhere.
+ */
+export async function vetHost(url: URL, vetting: HostVetting): Promise<ResolvedAddress> {
   const host = bareHost(url);
   const literal = isIP(host);
-  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await (opts.resolve ?? systemResolver)(host);
+  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await (vetting.resolve ?? systemResolver)(host);
   if (addresses.length === 0) throw new OutboundError('network', `${url.hostname} does not resolve.`);
-  if (isAllowedHost(url, opts.allowHosts)) return addresses[0];
+  if (isAllowedHost(url, vetting.allowHosts)) return addresses[0];
   for (const { address } of addresses) {
-    const why = forbiddenReason(address);
-    if (why) throw new OutboundError('blocked', `${url.hostname} points to a ${why} address, which downloads may not reach.`);
+    const why = addressRefusal(address, vetting.policy);
+    if (why) throw new OutboundError('blocked', `${url.hostname} points to a ${why} address, which ${vetting.what} may not reach.`);
   }
   return addresses[0];
 }
@@ -121,19 +139,29 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
   };
 }
 
-function requestPinned(url: URL, target: ResolvedAddress, signal: AbortSignal): Promise<IncomingMessage> {
+export interface PinnedRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** One request to the vetted address, whatever the name resolves to now; redirects are the caller's to judge. */
+export function requestPinned(url: URL, target: ResolvedAddress, signal: AbortSignal, request: PinnedRequest = {}): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
+  const headers = request.headers ?? { Accept: '*/*', 'User-Agent': 'PersonaStudio-Fetcher/1.0' };
+  // A declared length rather than chunked encoding, which some servers and proxies in front of GPUs refuse.
+  const length = request.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(request.body)) };
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
-      method: 'GET',
+      method: request.method ?? 'GET',
       agent: false,
       signal,
       lookup: pinnedLookup(target),
-      headers: { Accept: '*/*', 'User-Agent': 'PersonaStudio-Fetcher/1.0' },
+      headers: { ...headers, ...length },
     });
     req.on('response', resolve);
     req.on('error', reject);
-    req.end();
+    req.end(request.body);
   });
 }
 

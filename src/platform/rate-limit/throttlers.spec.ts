@@ -22,7 +22,7 @@ function setup(env: Record<string, string> = {}) {
   const options = throttlerOptions(config, store);
   if (Array.isArray(options)) throw new Error('expected module options');
   const named = (name: string): ThrottlerOptions => options.throttlers.find((t) => t.name === name)!;
-  return { options, plan: named('plan'), auth: named('auth'), limiter: new RateLimiter(config, store), store };
+  return { options, plan: named('plan'), auth: named('auth'), open: named('open'), limiter: new RateLimiter(config, store), store };
 }
 
 function caller(plan: Plan, workspaceId = newId('ws')): Caller {
@@ -64,6 +64,19 @@ describe('the auth throttler', () => {
     expect(auth.skipIf!(contextOf({ ip: '10.0.0.1' }))).toBe(false);
     expect(auth.skipIf!(contextOf({ caller: caller('starter') }))).toBe(true);
     expect(await auth.getTracker!({ ip: '10.0.0.1' }, contextOf({ ip: '10.0.0.1' }))).toBe('auth:ip:10.0.0.1');
+  });
+});
+
+describe('the open throttler', () => {
+  it('limits open file and webhook routes per address per minute, on a budget apart from sign-in', async () => {
+    const { open, auth } = setup({ OPEN_RATE_LIMIT_PER_MINUTE: '7' });
+    expect({ ttl: open.ttl, limit: open.limit }).toEqual({ ttl: 60_000, limit: 7 });
+    expect(setup().open.limit).toBe(600);
+    const media = { ip: '10.0.0.1', openLimit: true };
+    expect(open.skipIf!(contextOf(media))).toBe(false);
+    expect(auth.skipIf!(contextOf(media))).toBe(true);
+    expect(open.skipIf!(contextOf({ ip: '10.0.0.1' }))).toBe(true);
+    expect(await open.getTracker!(media, contextOf(media))).toBe('open:ip:10.0.0.1');
   });
 });
 

@@ -12,18 +12,23 @@ export interface RateLimitedRequest {
   caller?: Caller;
   /** Set when authentication already counted this request against its workspace (see `countedKey`). */
   countedHits?: number;
+  /** Set by the access guard on open routes declared `@Open({ openLimit: true })`. */
+  openLimit?: boolean;
 }
 
 /**
- * The two limits of contract §3, named as their `RateLimit-Policy` names them. `plan`: per
- * workspace across its users and keys, at its plan's rate, for authenticated requests. `auth`: per
- * client address, for sign-in routes (`@Open({ authLimit: true })`), in one-minute windows.
+ * The limits of contract §3, named as their `RateLimit-Policy` names them. `plan`: per workspace
+ * across its users and keys, at its plan's rate, for authenticated requests. `auth`: per client
+ * address, for sign-in routes (`@Open({ authLimit: true })`), in one-minute windows. `open`: per
+ * client address, for open routes that serve files or take deliveries (`@Open({ openLimit: true })`:
+ * signed media, logos, provider webhooks), a budget of its own so a page full of images does not
+ * spend the sign-in budget.
  */
-export type RateLimitPolicy = 'plan' | 'auth';
+export type RateLimitPolicy = 'plan' | 'auth' | 'open';
 
 /** Authenticated requests spend their workspace's budget; open ones their address's. */
 export function policyOf(req: RateLimitedRequest): RateLimitPolicy {
-  return req.caller ? 'plan' : 'auth';
+  return req.caller ? 'plan' : req.openLimit ? 'open' : 'auth';
 }
 
 /** The plan's requests per minute, times RATE_LIMIT_MULTIPLIER, scaled to the window. */
@@ -52,6 +57,13 @@ export function throttlerOptions(config: AppConfig, store: CounterStore): Thrott
         limit: config.authRateLimitPerMinute,
         getTracker: (req: RateLimitedRequest) => `auth:ip:${req.ip}`,
         skipIf: (ctx) => policyOf(requestOf(ctx)) !== 'auth',
+      },
+      {
+        name: 'open' satisfies RateLimitPolicy,
+        ttl: 60_000,
+        limit: config.openRateLimitPerMinute,
+        getTracker: (req: RateLimitedRequest) => `open:ip:${req.ip}`,
+        skipIf: (ctx) => policyOf(requestOf(ctx)) !== 'open',
       },
     ],
   };

@@ -24,13 +24,13 @@ export class MediaController {
   ) {}
 
   @Get('*key')
-  @Open()
+  @Open({ openLimit: true })
   @ApiOperation({ summary: 'Download a stored media file by the signed URL an API answer gave (it expires).' })
   @ApiParam({ name: 'key', description: 'Storage key, e.g. characters/char_.../ref_....png' })
   @ApiQuery({ name: EXPIRES_PARAM, description: 'Unix seconds the URL is valid until.' })
   @ApiQuery({ name: SIGNATURE_PARAM, description: 'HMAC of the path and the expiry.' })
   @ApiProduces('image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'audio/mpeg')
-  @ApiErrors('forbidden', 'not_found')
+  @ApiErrors('forbidden', 'not_found', 'rate_limited')
   async download(@Req() req: Request, @Res() res: Response): Promise<void> {
     const raw: unknown = (req.params as Record<string, unknown>).key;
     const key = Array.isArray(raw) ? raw.join('/') : raw;

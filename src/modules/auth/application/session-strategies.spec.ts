@@ -3,13 +3,13 @@ import { JwtService } from '@nestjs/jwt';
 import jwt from 'jsonwebtoken';
 import { AppConfig } from '../../../config/index.js';
 import { newId } from '../../../core/index.js';
-import { authenticateToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../../../platform/auth/index.js';
+import { authenticateToken, BOARD_STRATEGY, issueBoardToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../../../platform/auth/index.js';
 import { MemoryCounterStore } from '../../../platform/rate-limit/counter-store.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import type { LiveSession, SessionsRepository } from '../infrastructure/sessions.repository.js';
 import { AccessTokens, jwtOptions } from './access-tokens.js';
 import { SessionCheck } from './session-check.js';
-import { SessionJwtStrategy, SessionRecheckStrategy } from './session-strategies.js';
+import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './session-strategies.js';
 
 const SECRET = 's'.repeat(40);
 const config = new AppConfig({ JWT_SECRET: SECRET, TOKEN_ENCRYPTION_KEY: 'k'.repeat(32), ACCESS_TOKEN_TTL_SECONDS: '900' });
@@ -53,6 +53,7 @@ beforeEach(() => {
   const check = new SessionCheck(sessions as unknown as SessionsRepository, limiter);
   new SessionJwtStrategy(config, check);
   new SessionRecheckStrategy(config, check);
+  new BoardTokenStrategy(config, check);
 });
 
 afterEach(() => {
@@ -106,5 +107,29 @@ describe('the recheck strategy (sockets held open)', () => {
     expect(await authenticateToken(SESSION_RECHECK_STRATEGY, sign({}, { expiresIn: -10 }))).toBeNull();
     expect(await authenticateToken(SESSION_RECHECK_STRATEGY, sign({}, { algorithm: 'HS512' }))).toBeNull();
     expect(sessions.reads).toBe(0);
+  });
+});
+
+describe('board-only tokens (the queue board cookie)', () => {
+  const caller = { kind: 'session' as const, userId, workspaceId, sessionId, role: 'admin' as const, workspaceRole: 'owner' as const, plan: 'agency' as const, scopes: [] };
+  const board = (ttlSeconds = 900) => issueBoardToken(caller, { jwtSecret: SECRET, issuer: config.jwtIssuer, ttlSeconds, nowSeconds: Math.floor(Date.now() / 1000) });
+
+  it('opens the board, its session read afresh', async () => {
+    expect(await authenticateToken(BOARD_STRATEGY, board())).toEqual({ caller: expect.objectContaining({ userId, sessionId }) });
+    expect(sessions.reads).toBe(1);
+  });
+
+  it('never passes as an access token, and an access token never passes as a board token', async () => {
+    const access = new AccessTokens(new JwtService(jwtOptions(config)), config).issue({ userId, workspaceId }, sessionId);
+    expect(await authenticateToken(SESSION_STRATEGY, board())).toBeNull();
+    expect(await authenticateToken(SESSION_RECHECK_STRATEGY, board())).toBeNull();
+    expect(await authenticateToken(BOARD_STRATEGY, access)).toBeNull();
+    // Signed with the JWT secret itself, the board audience is still not enough.
+    expect(await authenticateToken(BOARD_STRATEGY, sign({ aud: 'persona-studio-queue-board' }))).toBeNull();
+    expect(sessions.reads).toBe(0);
+  });
+
+  it('refuses an expired board token', async () => {
+    expect(await authenticateToken(BOARD_STRATEGY, board(-10))).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy as JwtStrategy } from 'passport-jwt';
 import { AppConfig } from '../../../config/index.js';
-import { SESSION_RECHECK_STRATEGY, SESSION_STRATEGY, sessionTokenOf, type Authenticated } from '../../../platform/auth/index.js';
+import { BOARD_STRATEGY, BOARD_TOKEN_AUDIENCE, boardTokenKey, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY, sessionTokenOf, type Authenticated } from '../../../platform/auth/index.js';
 import { accessTokenVerification, claimsOf } from './access-tokens.js';
 import { SessionCheck } from './session-check.js';
 
@@ -40,6 +40,32 @@ export class SessionRecheckStrategy extends PassportStrategy(JwtStrategy, SESSIO
     private readonly sessions: SessionCheck,
   ) {
     super(sessionTokenVerification(config));
+  }
+
+  async validate(payload: unknown): Promise<Authenticated | null> {
+    const claims = claimsOf(payload);
+    const caller = claims && (await this.sessions.recheck(claims));
+    return caller && { caller };
+  }
+}
+
+/**
+ * Board-only tokens from the queue board's cookie: their own key and audience (so neither kind of
+ * token passes for the other), then the session read afresh as for a socket.
+ */
+@Injectable()
+export class BoardTokenStrategy extends PassportStrategy(JwtStrategy, BOARD_STRATEGY) {
+  constructor(
+    config: AppConfig,
+    private readonly sessions: SessionCheck,
+  ) {
+    super({
+      ...accessTokenVerification(config),
+      // passport-jwt hands the key to jsonwebtoken untouched, which takes a KeyObject; the typings predate that.
+      secretOrKey: boardTokenKey(config.jwtSecret) as unknown as Buffer,
+      audience: BOARD_TOKEN_AUDIENCE,
+      jwtFromRequest: sessionTokenOf,
+    });
   }
 
   async validate(payload: unknown): Promise<Authenticated | null> {

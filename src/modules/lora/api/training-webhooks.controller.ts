@@ -21,7 +21,7 @@ export class TrainingWebhooksController {
 
   @Post(TRAINING_WEBHOOK_PATH)
   @HttpCode(200)
-  @Open()
+  @Open({ openLimit: true })
   @ApiOperation({
     summary: 'Replicate’s training events (start, logs, completed), signed per Standard Webhooks; a delivery id seen before changes nothing. '
       + 'Called by Replicate, not by clients.',
@@ -31,7 +31,7 @@ export class TrainingWebhooksController {
   @ApiHeader({ name: 'webhook-signature', required: true, description: 'Space-separated `v1,<base64 HMAC-SHA256>` entries.' })
   @ApiBody({ schema: { type: 'object', description: 'Replicate’s training object, up to 10 MiB.' } })
   @ApiOkResponse({ schema: { type: 'object', properties: { received: { type: 'boolean' }, applied: { type: 'boolean' } } } })
-  @ApiErrors('unauthorized', 'validation_failed')
+  @ApiErrors('unauthorized', 'validation_failed', 'rate_limited')
   async receive(@Req() req: Request) {
     if (!Buffer.isBuffer(req.body)) throw new AppError('validation_failed', 'The webhook body must be sent as application/json.');
     const { applied } = await this.intake.receive(req.headers, req.body);

@@ -12,13 +12,15 @@ describe('endpoint URL rules', () => {
 
   it('refuses other schemes, credentials, queries, link-local, metadata and non-unicast addresses', async () => {
     const refused = ['ftp://10.0.0.1', 'file:///etc/passwd', 'http://u:p@10.0.0.1', 'http://10.0.0.1/?a=1', 'http://169.254.169.254/', 'http://[fe80::1]/',
-      'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://metadata.google.internal/', 'http://0.0.0.0:7860', 'http://224.0.0.1', 'http://[::ffff:169.254.169.254]/', 'nonsense'];
+      'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://metadata.google.internal/', 'http://0.0.0.0:7860', 'http://224.0.0.1', 'http://[::ffff:169.254.169.254]/', 'nonsense',
+      'http://[64:ff9b::169.254.169.254]/', 'http://[::169.254.169.254]/', 'http://[::ffff:0:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/', 'http://[::ffff:100.100.100.200]/'];
     for (const url of refused) expect([url, await endpointUrlRefusal(url, resolvesTo())]).toEqual([url, expect.any(String)]);
   });
 
   it('refuses a name that resolves to a link-local address, and accepts one that does not resolve yet', async () => {
     expect(await endpointUrlRefusal('http://gpu.internal:7860', resolvesTo('10.0.0.3', '169.254.169.254'))).toMatch(/resolves/);
     expect(await endpointUrlRefusal('http://gpu.internal:7860', async () => Promise.reject(new Error('ENOTFOUND')))).toBeNull();
+    expect(await endpointUrlRefusal('http://gpu.internal:7860', resolvesTo('64:ff9b::a9fe:a9fe'))).toMatch(/resolves/);
   });
 
   it('stores the URL without a trailing slash', () => {

@@ -1,27 +1,17 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-
-/**
- * Addresses an endpoint URL may not name (contract §13): link-local and the clouds' instance
- * metadata services, whose credentials a forged endpoint could read out; unspecified, multicast
- * and broadcast, which name no server. Private and loopback addresses are allowed: admins run GPUs
- * on their own network.
- */
-const REFUSED = new BlockList();
-REFUSED.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, AWS/GCP/Azure/OpenStack metadata 169.254.169.254
-REFUSED.addSubnet('0.0.0.0', 8, 'ipv4');
-REFUSED.addSubnet('224.0.0.0', 3, 'ipv4'); // multicast, reserved, broadcast
-REFUSED.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
-REFUSED.addSubnet('fe80::', 10, 'ipv6');
-REFUSED.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
-REFUSED.addAddress('::', 'ipv6');
-REFUSED.addSubnet('ff00::', 8, 'ipv6');
+import { isIP } from 'node:net';
+import { addressRefusal, systemResolver } from '../../../platform/outbound/index.js';
 
 const METADATA_HOSTS = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'metadata.azure.internal', 'instance-data', 'instance-data.ec2.internal']);
 
+/**
+ * Addresses an endpoint URL may not name (contract §13), by the download checker's own rules
+ * under the operator policy: link-local and the clouds' instance metadata services, whose
+ * credentials a forged endpoint could read out, in any IPv6 spelling that carries them;
+ * unspecified, multicast and broadcast, which name no server. Private and loopback addresses are
+ * allowed: admins run GPUs on their own network. The same check runs again at connect time.
+ */
 function refusedAddress(ip: string): boolean {
-  const family = isIP(ip);
-  return family !== 0 && REFUSED.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  return isIP(ip) !== 0 && addressRefusal(ip, 'operator') !== null;
 }
 
 /**
@@ -46,7 +36,7 @@ export async function endpointUrlRefusal(raw: string, resolve: (host: string) =>
 }
 
 async function resolveAll(host: string): Promise<string[]> {
-  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  return (await systemResolver(host)).map((a) => a.address);
 }
 
 /** The stored form: no trailing slash, so backends append their paths to it. */

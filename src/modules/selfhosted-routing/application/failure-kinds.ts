@@ -3,7 +3,9 @@ import { isOutboundError } from '../../../platform/outbound/index.js';
 /**
  * Whether a failed self-hosted request counts against the endpoint's circuit: timeouts, 5xx,
  * refused or reset connections and unreadable answers do; a 4xx (our request was bad) does not,
- * nor an error of our own code. 408 and 429 say the server is too busy, so they count.
+ * nor an error of our own code. 408 and 429 say the server is too busy, so they count. A redirect
+ * (never followed) and an address refused at connect time count too: the endpoint, or what its
+ * name now points to, is wrong, and only its operator can fix that.
  */
 export function countsAgainstEndpoint(err: unknown, timedOut: boolean): boolean {
   if (timedOut) return true;
@@ -13,9 +15,12 @@ export function countsAgainstEndpoint(err: unknown, timedOut: boolean): boolean 
     case 'network':
     case 'bad_response':
     case 'too_large':
+    case 'blocked':
       return true;
-    case 'http':
-      return (err.status ?? 500) >= 500 || err.status === 408 || err.status === 429;
+    case 'http': {
+      const status = err.status ?? 500;
+      return status >= 500 || (status >= 300 && status <= 399) || status === 408 || status === 429;
+    }
     default:
       return false;
   }

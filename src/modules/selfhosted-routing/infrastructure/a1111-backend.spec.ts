@@ -5,6 +5,7 @@ import { until } from '../../../../test/fakes/gpu-server-base.js';
 import type { GpuImageRequest, GpuTarget } from '../application/ports/gpu-backend.js';
 import { live, outboundFailure } from './gpu-spec-fixtures.js';
 import { A1111Backend } from './a1111-backend.js';
+import type { GpuBackendOptions } from './gpu-http.js';
 
 const CREDENTIALS = 'forge:s3cret-pass';
 let fake: FakeA1111Server;
@@ -147,6 +148,44 @@ describe('FakeA1111Server', () => {
       expect(await backend.generate(ownTarget, request({ count: 1 }), live())).toHaveLength(1);
     } finally {
       await own.stop();
+    }
+  });
+});
+
+describe('A1111Backend address rules at connect time', () => {
+  const named = (resolve: GpuBackendOptions['resolve']) => new A1111Backend({ ceilingMs: 20_000, resolve });
+  const namedTarget = (): GpuTarget => ({ ...target, url: `http://gpu.rack.test:${new URL(target.url).port}` });
+
+  it('resolves the endpoint name at every call and connects to the address it vetted', async () => {
+    let lookups = 0;
+    const backend = named(async () => {
+      lookups += 1;
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    expect(await backend.generate(namedTarget(), request({ count: 1 }), live())).toHaveLength(1);
+    await backend.probe(namedTarget(), live());
+    expect(lookups).toBe(2);
+  });
+
+  it.each([['169.254.169.254', 4], ['64:ff9b::a9fe:a9fe', 6], ['::ffff:0:a9fe:a9fe', 6], ['2002:a9fe:a9fe::', 6]] as const)(
+    'refuses a name that now resolves to the metadata address %s, without connecting',
+    async (address, family) => {
+      const err = await outboundFailure(named(async () => [{ address: '127.0.0.1', family: 4 }, { address, family }]).generate(namedTarget(), request(), live()));
+      expect(err.kind).toBe('blocked');
+      expect(fake.requests).toEqual([]);
+    },
+  );
+
+  it('never follows a redirect: a 307 elsewhere is an http failure and the other server is not asked', async () => {
+    const elsewhere = new FakeA1111Server();
+    const url = await elsewhere.start();
+    try {
+      fake.mode = { redirectTo: `${url}/sdapi/v1/txt2img` };
+      const err = await outboundFailure(backend.generate(target, request(), live()));
+      expect([err.kind, err.status]).toEqual(['http', 307]);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.stop();
     }
   });
 });

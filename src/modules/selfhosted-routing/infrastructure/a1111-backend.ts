@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { GeneratedMedia } from '../../generation/index.js';
 import { httpJson, httpRequest, isOutboundError } from '../../../platform/outbound/index.js';
 import { GpuBackend, type GpuImageRequest, type GpuTarget } from '../application/ports/gpu-backend.js';
-import { badResponse, GPU_BACKEND_DEFAULTS, GPU_BACKEND_OPTIONS, toGeneratedMedia, type GpuBackendOptions } from './gpu-http.js';
+import { badResponse, GPU_BACKEND_DEFAULTS, gpuGuard, GPU_BACKEND_OPTIONS, toGeneratedMedia, type GpuBackendOptions } from './gpu-http.js';
 
 /** Sampling the router's request does not carry; sane SD/SDXL values any checkpoint copes with. */
 const SAMPLING = { steps: 25, cfg_scale: 7, sampler_name: 'DPM++ 2M' } as const;
@@ -48,7 +48,7 @@ export class A1111Backend extends GpuBackend {
 
   private call(target: GpuTarget, signal: AbortSignal) {
     const headers: Record<string, string> = target.apiKey ? { Authorization: `Basic ${Buffer.from(target.apiKey, 'utf8').toString('base64')}` } : {};
-    return { headers, signal, retries: 0, timeoutMs: this.options.ceilingMs, maxBytes: this.options.maxBytes };
+    return { headers, signal, retries: 0, timeoutMs: this.options.ceilingMs, maxBytes: this.options.maxBytes, guard: gpuGuard(this.options) };
   }
 }
 

@@ -5,7 +5,7 @@ import { abortableSleep, hostOf, httpJson, httpRequest, isOutboundError, Outboun
 import { sniffImageType } from '../../../platform/media/index.js';
 import { GpuBackend, type GpuImageRequest, type GpuTarget } from '../application/ports/gpu-backend.js';
 import { buildWorkflow, DEFAULT_STRENGTH, usesImage, type WorkflowInputs } from './comfyui-workflow.js';
-import { badResponse, GPU_BACKEND_DEFAULTS, GPU_BACKEND_OPTIONS, toGeneratedMedia, type GpuBackendOptions } from './gpu-http.js';
+import { badResponse, GPU_BACKEND_DEFAULTS, gpuGuard, GPU_BACKEND_OPTIONS, toGeneratedMedia, type GpuBackendOptions } from './gpu-http.js';
 
 interface OutputImage {
   filename: string;
@@ -166,7 +166,7 @@ export class ComfyUiBackend extends GpuBackend {
 
   private call(target: GpuTarget, signal: AbortSignal): HttpRequestOptions & { headers: Record<string, string> } {
     const headers: Record<string, string> = target.apiKey ? { Authorization: `Bearer ${target.apiKey}` } : {};
-    return { headers, signal, retries: 0, timeoutMs: this.options.ceilingMs, maxBytes: this.options.maxBytes };
+    return { headers, signal, retries: 0, timeoutMs: this.options.ceilingMs, maxBytes: this.options.maxBytes, guard: gpuGuard(this.options) };
   }
 }
 

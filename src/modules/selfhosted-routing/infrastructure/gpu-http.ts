@@ -1,6 +1,6 @@
 import type { GeneratedMedia } from '../../generation/index.js';
 import { sniffImageType } from '../../../platform/media/index.js';
-import { hostOf, OutboundError } from '../../../platform/outbound/index.js';
+import { hostOf, OutboundError, type HostResolver, type HttpRequestOptions } from '../../../platform/outbound/index.js';
 
 /** Options shared by the self-hosted backends; the defaults suit production, tests shorten them. */
 export interface GpuBackendOptions {
@@ -13,9 +13,20 @@ export interface GpuBackendOptions {
   pollIntervalMs: number;
   /** Largest answer accepted: A1111 sends every image base64 in one JSON body. */
   maxBytes: number;
+  /** How names are resolved at connect time; tests make one resolve where they want. */
+  resolve?: HostResolver;
 }
 
 export const GPU_BACKEND_DEFAULTS: GpuBackendOptions = { ceilingMs: 10 * 60_000, pollIntervalMs: 250, maxBytes: 256 * 1024 * 1024 };
+
+/**
+ * Every GPU call re-vets its address when it connects (an endpoint's name may point elsewhere
+ * since it was saved) under the same rules as saving, and never follows a redirect: a GPU server
+ * that answers 307 to a metadata address must not make us fetch it.
+ */
+export function gpuGuard(options: GpuBackendOptions): NonNullable<HttpRequestOptions['guard']> {
+  return { policy: 'operator', resolve: options.resolve, what: 'self-hosted GPU calls' };
+}
 
 /** Injection token for `Partial<GpuBackendOptions>`; optional, the defaults apply without it. */
 export const GPU_BACKEND_OPTIONS = Symbol('GPU_BACKEND_OPTIONS');

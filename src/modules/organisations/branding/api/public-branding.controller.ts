@@ -57,7 +57,7 @@ export class PublicBrandingController {
   }
 
   @Get('logo/:workspaceId')
-  @Open()
+  @Open({ openLimit: true })
   @ApiOperation({ summary: 'A workspace logo, public (it shows on the login page); the URL comes from a branding answer.' })
   @ApiParam({ name: 'workspaceId' })
   @ApiProduces('image/png', 'image/jpeg', 'image/webp')

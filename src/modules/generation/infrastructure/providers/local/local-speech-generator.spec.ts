@@ -3,7 +3,7 @@ import { AppError } from '../../../../../core/index.js';
 import { mp3DurationSeconds, pcm16Wav, readWav, sniffAudioType, wavDurationSeconds } from '../../../../../platform/media/index.js';
 import type { SpeechRequest, VoiceSample, VoiceSettings } from '../../../application/ports/index.js';
 import { EspeakEngine } from './espeak-engine.js';
-import { runFfmpeg } from './ffmpeg-audio.js';
+import { runFfmpeg } from '../../../../../platform/media/index.js';
 import { LocalSpeechGenerator } from './local-speech-generator.js';
 import { median, pitchFrames, syllableCount } from './voice-analysis.js';
 
@@ -174,7 +174,7 @@ describe('LocalSpeechGenerator: cloning', () => {
 
   it('speaks a clone at the pitch of its samples (within 15 %), higher samples higher', async () => {
     const lowClone = await generator.cloneVoice({ name: 'Low', samples: [sample(low)] });
-    const mp3 = await runFfmpeg(['-f', 'wav', '-i', 'pipe:0', '-codec:a', 'libmp3lame', '-f', 'mp3', 'pipe:1'], { stdin: high, timeoutMs: 30_000, maxOutputBytes: high.length });
+    const { stdout: mp3 } = await runFfmpeg(['-f', 'wav', '-i', 'pipe:0', '-codec:a', 'libmp3lame', '-f', 'mp3', 'pipe:1'], { input: high, timeoutMs: 30_000, maxStdoutBytes: high.length });
     const highClone = await generator.cloneVoice({ name: 'High', samples: [sample(mp3, 'audio/mpeg')] });
     const lowPitch = spokenPitch((await generator.speak(request(LONG, { voiceId: lowClone.voiceId }))).bytes);
     const highPitch = spokenPitch((await generator.speak(request(LONG, { voiceId: highClone.voiceId }))).bytes);

@@ -1,7 +1,9 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import sharp from 'sharp';
 import { pcm16Wav } from '../../../../../platform/media/audio-type.js';
-import { probeMedia, runFfmpeg } from '../../../../../platform/media/ffmpeg.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { probeMedia, runFfmpeg, withTempDir } from '../../../../../platform/media/ffmpeg.js';
 import type { TalkingHeadRequest } from '../../../application/ports/index.js';
 import { rejection } from '../spec-fixtures.js';
 import { videoSize } from '../shared/video-size.js';
@@ -145,6 +147,16 @@ describe('LocalTalkingHeadGenerator', () => {
   it('gives up past its time budget: upstream_failed, timeout', async () => {
     const err = await rejection(new LocalTalkingHeadGenerator({ shortSide: 144, timeoutMs: 1 }).render(await request()));
     expect(err.details).toMatchObject({ provider: 'local', reason: 'timeout' });
+  });
+
+  it('refuses speech that is a playlist of a file on the server, instead of rendering that file', async () => {
+    await withTempDir(async (dir) => {
+      const serverFile = join(dir, 'server-file.wav');
+      await writeFile(serverFile, QUIET_LOUD_QUIET);
+      const playlist = Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:3\n#EXTINF:3,\n${serverFile}\n#EXT-X-ENDLIST\n`);
+      const err = await rejection(small().render(await request({ speech: { bytes: playlist, contentType: 'audio/wav', durationSeconds: 3 } })));
+      expect([err.code, err.details]).toEqual(['upstream_failed', expect.objectContaining({ provider: 'local', reason: 'bad_input' })]);
+    });
   });
 
   it.each([

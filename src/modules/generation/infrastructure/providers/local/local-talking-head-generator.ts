@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../../../../core/index.js';
-import { isMediaToolError, runFfmpeg, withTempDir } from '../../../../../platform/media/ffmpeg.js';
+import { isMediaToolError, runFfmpeg, untrustedAudioInput, withTempDir } from '../../../../../platform/media/ffmpeg.js';
+import { sniffAudioType } from '../../../../../platform/media/audio-type.js';
 import { loadSharp } from '../../../../../platform/media/sharp.js';
 import {
   TalkingHeadGenerator,
@@ -110,13 +111,15 @@ export class LocalTalkingHeadGenerator extends TalkingHeadGenerator {
   }
 }
 
-/** The speech as 48 kHz mono 16-bit samples, whatever its format (WAV, MP3, ...). */
+/** The speech as 48 kHz mono 16-bit samples, in any audio format we sniff (WAV, MP3, ...). */
 async function decodeSpeech(dir: string, bytes: Buffer, signal: AbortSignal): Promise<Int16Array> {
+  const type = sniffAudioType(bytes);
+  if (!type) throw upstreamFailed('local', 'bad_input', 'The speech audio is not WAV, MP3, Ogg, FLAC, M4A or WebM.');
   const path = join(dir, 'speech.in');
   await writeFile(path, bytes);
   let pcm: Buffer;
   try {
-    ({ stdout: pcm } = await runFfmpeg(['-i', path, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'], { signal, maxStdoutBytes: MAX_PCM_BYTES }));
+    ({ stdout: pcm } = await runFfmpeg([...untrustedAudioInput(type, path), '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'], { signal, maxStdoutBytes: MAX_PCM_BYTES }));
   } catch (err) {
     if (isMediaToolError(err) && err.kind === 'failed') throw upstreamFailed('local', 'bad_input', 'The speech audio cannot be decoded.');
     if (isMediaToolError(err) && err.kind === 'too_large') throw upstreamFailed('local', 'bad_input', 'The speech is too long for the local renderer.');
