@@ -3,9 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import type { ProcessRole } from '../../../core/index.js';
-import { inTransaction } from '../../../platform/database/index.js';
 import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
-import { consumesQueues, Jobs, QUEUE_ROLE, type JobRecord } from '../../../platform/queue/index.js';
+import { consumesQueues, createClaimedJobs, Jobs, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
 import { nextDueAfterClaim } from '../domain/sync-schedule.js';
 import { SyncStateRepository } from '../infrastructure/sync-state.repository.js';
 import { SYNC_ANALYTICS_JOB } from './job-types.js';
@@ -22,9 +21,7 @@ const CLAIM_BATCH = 200;
 @Injectable()
 export class SyncScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Analytics');
-  private timer?: NodeJS.Timeout;
-  private ticking?: Promise<number>;
-  private stopped = false;
+  private readonly pass = new PeriodicPass((now) => this.schedule(now));
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -37,29 +34,16 @@ export class SyncScheduler implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!consumesQueues(this.role, this.config)) return;
-    this.timer = setInterval(() => void this.tick(), this.config.analytics.schedulerTickMs);
-    this.timer.unref();
-    this.lifecycle.onStop(() => this.stop());
-    void this.tick();
+    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.analytics.schedulerTickMs, this.lifecycle);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
-  }
-
-  private async stop(): Promise<Record<string, unknown>> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.ticking;
-    return {};
+    await this.pass.stop();
   }
 
   /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */
   tick(now = new Date()): Promise<number> {
-    if (this.stopped) return Promise.resolve(0);
-    this.ticking ??= this.schedule(now).finally(() => (this.ticking = undefined));
-    return this.ticking;
+    return this.pass.run(now);
   }
 
   private async schedule(now: Date): Promise<number> {
@@ -67,17 +51,13 @@ export class SyncScheduler implements OnApplicationBootstrap, BeforeApplicationS
       const live = await this.source.liveConnections();
       if (live.length === 0) return 0;
       await this.states.ensure(this.ds.manager, live, now);
-      const created = await inTransaction(this.ds, async (tx) => {
-        const claimed = await this.states.claimDue(tx, live, now, nextDueAfterClaim(now, this.config.analytics.syncIntervalMs), CLAIM_BATCH);
-        const jobs: JobRecord[] = [];
-        for (const c of claimed) {
-          jobs.push(await this.jobs.create(tx, { workspaceId: c.workspaceId, jobType: SYNC_ANALYTICS_JOB, payload: { platforms: [c.platform], trigger: 'scheduled' } }));
-        }
-        return jobs;
-      });
-      for (const job of created) await this.jobs.enqueue(job);
-      if (created.length > 0) this.logger.log({ msg: 'analytics syncs scheduled', count: created.length });
-      return created.length;
+      const created = await createClaimedJobs(this.ds, this.jobs, async (tx) =>
+        (await this.states.claimDue(tx, live, now, nextDueAfterClaim(now, this.config.analytics.syncIntervalMs), CLAIM_BATCH)).map((c) => ({
+          workspaceId: c.workspaceId, jobType: SYNC_ANALYTICS_JOB, payload: { platforms: [c.platform], trigger: 'scheduled' as const },
+        })),
+      );
+      if (created > 0) this.logger.log({ msg: 'analytics syncs scheduled', count: created });
+      return created;
     } catch (err) {
       this.logger.warn({ msg: 'analytics scheduling failed', err: String(err) });
       return 0;

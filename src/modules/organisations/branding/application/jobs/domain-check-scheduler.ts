@@ -3,9 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../../../config/index.js';
 import type { ProcessRole } from '../../../../../core/index.js';
-import { inTransaction } from '../../../../../platform/database/index.js';
 import { ProcessLifecycle } from '../../../../../platform/lifecycle/index.js';
-import { consumesQueues, Jobs, QUEUE_ROLE, type JobRecord } from '../../../../../platform/queue/index.js';
+import { consumesQueues, createClaimedJobs, Jobs, PeriodicPass, QUEUE_ROLE } from '../../../../../platform/queue/index.js';
 import { DomainClaimsRepository } from '../../infrastructure/domain-claims.repository.js';
 import { VERIFY_CUSTOM_DOMAIN_JOB } from './job-types.js';
 
@@ -21,9 +20,7 @@ const CLAIM_BATCH = 200;
 @Injectable()
 export class DomainCheckScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Branding');
-  private timer?: NodeJS.Timeout;
-  private ticking?: Promise<number>;
-  private stopped = false;
+  private readonly pass = new PeriodicPass((now) => this.schedule(now));
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -35,45 +32,28 @@ export class DomainCheckScheduler implements OnApplicationBootstrap, BeforeAppli
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!consumesQueues(this.role, this.config)) return;
-    this.timer = setInterval(() => void this.tick(), this.config.domains.schedulerTickMs);
-    this.timer.unref();
-    this.lifecycle.onStop(() => this.stop());
-    void this.tick();
+    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.domains.schedulerTickMs, this.lifecycle);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
-  }
-
-  private async stop(): Promise<Record<string, unknown>> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.ticking;
-    return {};
+    await this.pass.stop();
   }
 
   /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */
   tick(now = new Date()): Promise<number> {
-    if (this.stopped) return Promise.resolve(0);
-    this.ticking ??= this.schedule(now).finally(() => (this.ticking = undefined));
-    return this.ticking;
+    return this.pass.run(now);
   }
 
   private async schedule(now: Date): Promise<number> {
     try {
       const lease = new Date(now.getTime() + Math.min(this.config.domains.pendingCheckMs, this.config.domains.verifiedCheckMs));
-      const created = await inTransaction(this.ds, async (tx) => {
-        const due = await this.claims.claimDue(tx, now, lease, CLAIM_BATCH);
-        const jobs: JobRecord[] = [];
-        for (const c of due) {
-          jobs.push(await this.jobs.create(tx, { workspaceId: c.workspaceId, jobType: VERIFY_CUSTOM_DOMAIN_JOB, payload: { token: c.token, trigger: 'scheduled' } }));
-        }
-        return jobs;
-      });
-      for (const job of created) await this.jobs.enqueue(job);
-      if (created.length > 0) this.logger.log({ msg: 'domain checks scheduled', count: created.length });
-      return created.length;
+      const created = await createClaimedJobs(this.ds, this.jobs, async (tx) =>
+        (await this.claims.claimDue(tx, now, lease, CLAIM_BATCH)).map((c) => ({
+          workspaceId: c.workspaceId, jobType: VERIFY_CUSTOM_DOMAIN_JOB, payload: { token: c.token, trigger: 'scheduled' as const },
+        })),
+      );
+      if (created > 0) this.logger.log({ msg: 'domain checks scheduled', count: created });
+      return created;
     } catch (err) {
       this.logger.warn({ msg: 'domain check scheduling failed', err: String(err) });
       return 0;
