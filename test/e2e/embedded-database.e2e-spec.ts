@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { api, registerUser } from '../helpers/api.js';
 import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
 
@@ -75,6 +76,17 @@ describe('embedded database', () => {
     expect((second as Error).message).toMatch(/the embedded database in .* is already served by another process/);
     const again = await api(server).get('/auth/me').set((await registerUser(server)).auth);
     expect(again.status).toBe(200);
+  });
+
+  it('admin:create while the server holds the database says to stop it or to use ADMIN_EMAIL/ADMIN_PASSWORD', () => {
+    const cli = spawnSync(process.execPath, [resolve(import.meta.dirname, '../../dist/src/cli/admin-create.js'), '--email', 'ops@e2e.test', '--password', 'a long enough passphrase'], {
+      env: { ...process.env, ...backing.env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toMatch(/already served by another process/);
+    expect(cli.stderr).toMatch(/stop it and run admin:create again, or\nrestart it with ADMIN_EMAIL and ADMIN_PASSWORD set/);
   });
 
   it('starts again after a crash left its socket file behind', async () => {
