@@ -329,7 +329,7 @@ describe('Self-hosted GPU routing', () => {
         gpu.resetStats();
         const [id] = await d.generate(character, 1);
         const job = await d.job(id);
-        expect(job).toMatchObject({ status: 'completed', result: { route: 'cloud', fallback_reason: 'endpoint_failed' } });
+        expect(job).toMatchObject({ status: 'completed', result: { route: 'local', provider: 'local', fallback_reason: 'endpoint_failed' } });
         expect(gpu.requests.map((r) => r.path)).toContain('/sdapi/v1/txt2img');
         expect(elsewhere.requests).toEqual([]);
         expect((await d.endpoint(endpoint.id)).last_error).toMatch(/307/);

@@ -128,7 +128,8 @@ describe('SIGTERM to an API under load', () => {
     await waitFor(async () => jsonLines(server).some((l) => l.msg === 'api stopping'), 10_000, 'the stopping line');
 
     // Stopping: new connections are refused, the socket goes away with 1001, accepted requests go on.
-    expect(await refused(server.port)).toBe(true);
+    // The stopping line is written just before the listener closes: wait for the close, not a moment.
+    await waitFor(() => refused(server.port), 5_000, 'new connections to be refused');
     await expect(socket.closed).resolves.toMatchObject({ code: 1001 });
     for (const s of slow) s.finish();
     const slowAnswers = await Promise.all(slow.map((s) => s.answered));
