@@ -86,19 +86,14 @@ export class HttpDrain {
   /** Whether nothing was received on any connection, and no request begun, for the grace time. */
   private async quietFor(releaseAt: Promise<void>): Promise<boolean> {
     const begun = this.begun;
-    const read = this.bytesRead();
+    const read = new Map([...this.connections].map((socket) => [socket, socket.bytesRead]));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, this.idleGraceMs))), releaseAt]);
     clearTimeout(timer);
     // Timers run before the event loop polls its sockets: let it read what arrived meanwhile first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return this.inFlight === 0 && this.begun === begun && this.bytesRead() === read;
-  }
-
-  private bytesRead(): number {
-    let total = 0;
-    for (const socket of this.connections) total += socket.bytesRead;
-    return total;
+    // A connection that closed meanwhile is no activity; one still open must have read nothing.
+    return this.inFlight === 0 && this.begun === begun && [...this.connections].every((socket) => read.get(socket) === socket.bytesRead);
   }
 
   private done(res: Response): void {
