@@ -57,6 +57,16 @@ describe('LocalStorage on a disk that fails writes', () => {
     expect(filesUnder(dir)).toEqual([]);
   });
 
+  it('a folder that cannot be made (a recursive mkdir on a full disk answers ENOENT): storage_unavailable', async () => {
+    const noFolder: FileWrites = {
+      writeFile, rename,
+      mkdir: async () => { throw systemError('ENOENT'); },
+    };
+    const { dir, storage } = storageOn(noFolder);
+    await expect(storage.put(KEY, Buffer.alloc(16), 'image/png')).rejects.toMatchObject({ code: 'storage_unavailable', details: { reason: 'ENOENT' } });
+    expect(filesUnder(dir)).toEqual([]);
+  });
+
   it('a failed rename removes the written temporary file', async () => {
     const noRename: FileWrites = { mkdir, writeFile, rename: (async () => { throw systemError('EIO'); }) };
     const { dir, storage } = storageOn(noRename);

@@ -2,7 +2,7 @@ import { mkdir, open, rename, rm, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { MediaSigner } from './media-signature.js';
-import { storageError } from './storage-errors.js';
+import { storageWriteError } from './storage-errors.js';
 import { assertStorageKey, contentTypeOfKey, isStorageKey, MEDIA_PATH } from './storage-keys.js';
 import { Storage, type ObjectStream, type StoredObject } from './storage.types.js';
 
@@ -40,7 +40,7 @@ export class LocalStorage extends Storage {
       await this.disk.rename(tmp, path);
     } catch (err) {
       await rm(tmp, { force: true }).catch(() => undefined);
-      throw storageError(err);
+      throw storageWriteError(err);
     }
     return { key, url: this.urlFor(key) };
   }

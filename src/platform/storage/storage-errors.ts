@@ -19,5 +19,18 @@ export function isStorageUnavailable(err: unknown): boolean {
  */
 export function storageError(err: unknown): unknown {
   if (err instanceof AppError || !isStorageUnavailable(err)) return err;
-  return new AppError('storage_unavailable', 'Media storage is unavailable; please try again later.', { reason: (err as { code: string }).code });
+  return unavailable((err as { code: string }).code);
+}
+
+/**
+ * A failed write under the media root. There ENOENT is the disk too: the root is gone (an unmounted
+ * disk), or a folder could not be made (a full disk: a recursive mkdir reports ENOSPC as ENOENT).
+ */
+export function storageWriteError(err: unknown): unknown {
+  if ((err as { code?: unknown } | null)?.code === 'ENOENT') return unavailable('ENOENT');
+  return storageError(err);
+}
+
+function unavailable(reason: string): AppError {
+  return new AppError('storage_unavailable', 'Media storage is unavailable; please try again later.', { reason });
 }
