@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -113,15 +113,16 @@ describe('a full, then read-only, media disk', () => {
     expect((await settledJob(ok.body.job.id)).status).toBe('completed');
     const healthyFiles = mediaFiles();
     expect(healthyFiles.length).toBeGreaterThan(0);
+    const smallest = Math.min(...healthyFiles.map((f) => statSync(join(mediaDir, f)).size));
     rmSync(join(mediaDir, 'content'), { recursive: true, force: true });
 
-    // Full: a filler takes every free block (dd stops at ENOSPC).
-    try {
-      run('dd', ['if=/dev/zero', `of=${join(mediaDir, 'filler')}`, 'bs=64k']);
-    } catch {
-      // dd answers 1 when the disk is full: that is the point.
-    }
-    figures.push(await orderBothAndExpectCleanFailure('full (ENOSPC)'));
+    // Nearly full: a filler leaves room for the folders (a page each) and one page more, so a
+    // write starts, creates its file and fails part way (ENOSPC): the partial file case.
+    const { bavail, bsize } = statfsSync(mediaDir);
+    const leave = 5 * bsize;
+    expect(smallest).toBeGreaterThan(2 * bsize);
+    run('dd', ['if=/dev/zero', `of=${join(mediaDir, 'filler')}`, `bs=${bsize}`, `count=${Math.floor((bavail * bsize - leave) / bsize)}`]);
+    figures.push({ ...(await orderBothAndExpectCleanFailure('full (ENOSPC)')), smallest_media_bytes: smallest, free_bytes_left: leave });
 
     // Read-only: space again, but the kernel refuses every write.
     rmSync(join(mediaDir, 'filler'));
