@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
+import { pngBytes } from '../fakes/queue-e2e-jobs.js';
 
 /**
  * Issue 25 item 7: a full or a read-only media disk. We run as root, which ignores file modes, so
@@ -129,6 +130,14 @@ describe('a full, then read-only, media disk', () => {
     rmSync(join(mediaDir, 'content'), { recursive: true, force: true });
     run('mount', ['-o', 'remount,ro', mediaDir]);
     figures.push(await orderBothAndExpectCleanFailure('read-only (EROFS)'));
+
+    // A synchronous upload on the read-only disk: 503 storage_unavailable, nothing kept.
+    const upload = await api(server).post(`/characters/${character}/reference-images`).set(user.auth)
+      .attach('file', pngBytes(3, 64, 64), { filename: 'face.png', contentType: 'image/png' });
+    expect(upload.status).toBe(503);
+    expect(upload.body).toMatchObject({ code: 'storage_unavailable' });
+    expect((await api(server).get(`/characters/${character}`).set(user.auth)).body.character.reference_images).toEqual([]);
+    expect(mediaFiles()).toEqual([]);
 
     // The disk back: the next order completes.
     run('mount', ['-o', 'remount,rw', mediaDir]);
