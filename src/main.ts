@@ -58,6 +58,7 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   await app.init();
   const server: express.Express = app.getHttpAdapter().getInstance();
   server.use(outsideApiNotFound(errors));
+  drain.attach(app.getHttpServer());
   return app;
 }
 
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const server: Server = app.getHttpServer();
   const lifecycle = app.get(ProcessLifecycle);
-  // Refuse new connections first; then, at once and side by side: sockets close with 1001, job
+  // Refuse new connections first (open keep-alive connections stay, for a request already sent); then, at once and side by side: sockets close with 1001, job
   // consumers stop taking jobs and drain, in-flight requests are answered. Nest's hooks close the rest.
   stopOnSignals('api', config, [
     { name: 'stop accepting', run: async () => drain.stop(server) },

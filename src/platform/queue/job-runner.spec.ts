@@ -151,6 +151,17 @@ describe('JobRunner', () => {
     expect(JSON.stringify(publisher.events)).not.toMatch(/ECONNREFUSED|SELECT|at .*\(/);
   });
 
+  it('fails a write the disk refused (full, read-only) as storage_unavailable, without the path', async () => {
+    handlers.set('thing', async () => {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write '/srv/media/content/x.png.tmp'"), { code: 'ENOSPC', syscall: 'write' });
+    });
+    await runner.run(JOB);
+
+    expect(row().status).toBe('failed');
+    expect(row().error).toEqual({ code: 'storage_unavailable', message: 'Media storage is unavailable; please try again later.' });
+    expect(JSON.stringify(publisher.events)).not.toMatch(/srv\/media/);
+  });
+
   it('still fails the job when the failure hook throws (the hook rolls back)', async () => {
     handlers.set(
       'thing',

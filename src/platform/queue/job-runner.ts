@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
-import { MediaUrls } from '../storage/index.js';
+import { isStorageUnavailable, MediaUrls, storageError } from '../storage/index.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
 import { JobStore } from './job-store.js';
@@ -10,8 +10,12 @@ import type { JobContext, JobFailure, JobFailureHookFn, JobRecord } from './job.
 
 type JobEventType = 'job.progress' | 'job.completed' | 'job.failed';
 
-/** A thrown error as the job record shows it: the AppError's code and message, or a generic failure. */
+/**
+ * A thrown error as the job record shows it: the AppError's code and message; a disk that could
+ * not take a write (full, read-only) as `storage_unavailable`; else a generic failure.
+ */
 export function toJobFailure(err: unknown): JobFailure {
+  if (isStorageUnavailable(err)) err = storageError(err);
   if (err instanceof AppError) return { code: err.code, message: err.message };
   return { code: 'job_failed', message: 'The job failed unexpectedly.' };
 }

@@ -2,8 +2,18 @@ import { mkdir, open, rename, rm, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { MediaSigner } from './media-signature.js';
+import { storageWriteError } from './storage-errors.js';
 import { assertStorageKey, contentTypeOfKey, isStorageKey, MEDIA_PATH } from './storage-keys.js';
 import { Storage, type ObjectStream, type StoredObject } from './storage.types.js';
+
+/** The file writes `put` makes (a test stands in a disk that fails them). */
+export interface FileWrites {
+  mkdir: typeof mkdir;
+  writeFile: typeof writeFile;
+  rename: typeof rename;
+}
+
+const DISK: FileWrites = { mkdir, writeFile, rename };
 
 /** Files under one root directory, served back by the media route to holders of a signed URL. */
 export class LocalStorage extends Storage {
@@ -13,6 +23,7 @@ export class LocalStorage extends Storage {
     root: string,
     private readonly publicUrl: string,
     private readonly signer: MediaSigner,
+    private readonly disk: FileWrites = DISK,
   ) {
     super();
     this.root = resolve(root);
@@ -20,11 +31,17 @@ export class LocalStorage extends Storage {
 
   async put(key: string, body: Buffer, _contentType: string): Promise<StoredObject> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    // Write then rename, so a reader never sees half a file.
+    // Write then rename, so a reader never sees half a file. A failed write (a full or read-only
+    // disk) leaves nothing behind: the partial temporary file is removed.
     const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, body, { mode: 0o640 });
-    await rename(tmp, path);
+    try {
+      await this.disk.mkdir(dirname(path), { recursive: true });
+      await this.disk.writeFile(tmp, body, { mode: 0o640 });
+      await this.disk.rename(tmp, path);
+    } catch (err) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw storageWriteError(err);
+    }
     return { key, url: this.urlFor(key) };
   }
 

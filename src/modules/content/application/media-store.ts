@@ -28,15 +28,21 @@ function extensionOf(media: GeneratedMedia): string {
 export class MediaStore {
   constructor(private readonly storage: Storage) {}
 
+  /** Stores every image, or none: when one cannot be stored (a full disk), those already stored are removed. */
   async saveImages(itemId: string, jobId: string, images: GeneratedMedia[], size: { width: number; height: number }): Promise<StoredMedia[]> {
     const saved: StoredMedia[] = [];
-    for (const [index, image] of images.entries()) {
-      const key = `content/${itemId}/${jobId}-${index}.${extensionOf(image)}`;
-      const stored = await this.storage.put(key, image.bytes, image.contentType);
-      saved.push({
-        index, kind: 'image', key, url: stored.url, contentType: image.contentType,
-        width: image.width ?? size.width, height: image.height ?? size.height, reviewStatus: 'pending',
-      });
+    try {
+      for (const [index, image] of images.entries()) {
+        const key = `content/${itemId}/${jobId}-${index}.${extensionOf(image)}`;
+        const stored = await this.storage.put(key, image.bytes, image.contentType);
+        saved.push({
+          index, kind: 'image', key, url: stored.url, contentType: image.contentType,
+          width: image.width ?? size.width, height: image.height ?? size.height, reviewStatus: 'pending',
+        });
+      }
+    } catch (err) {
+      await this.discard(saved.map((m) => m.key));
+      throw err;
     }
     return saved;
   }
@@ -56,11 +62,22 @@ export class MediaStore {
     };
     if (out.thumbnail) {
       const thumbKey = `content/${itemId}/${jobId}-thumb.${extensionOf(out.thumbnail)}`;
-      const thumb = await this.storage.put(thumbKey, out.thumbnail.bytes, out.thumbnail.contentType);
-      medium.thumbnailKey = thumbKey;
-      medium.thumbnailUrl = thumb.url;
+      try {
+        const thumb = await this.storage.put(thumbKey, out.thumbnail.bytes, out.thumbnail.contentType);
+        medium.thumbnailKey = thumbKey;
+        medium.thumbnailUrl = thumb.url;
+      } catch (err) {
+        // The video without its thumbnail is not kept either: the job fails whole.
+        await this.discard([key]);
+        throw err;
+      }
     }
     return medium;
+  }
+
+  /** Best effort: the failure that led here is what the job reports. */
+  private async discard(keys: string[]): Promise<void> {
+    for (const key of keys) await this.storage.delete(key).catch(() => undefined);
   }
 
   /** Removes files of an earlier generation that the new media list no longer names. */
