@@ -422,8 +422,8 @@ function refuseSharedSecrets(env: Env): void {
 /**
  * A running job's queue lock and the stalled-job check: a worker that dies holds its jobs until
  * its lock lapses (`lockMs`, renewed every half of it) and a live worker's check (every
- * `stalledCheckMs`) puts them back, so a dead worker's job runs again within about
- * lockMs + stalledCheckMs. `sweepIntervalMs`: how often open rows without a queue message (lost in
+ * `stalledCheckMs`; a job is put back at the second check that finds it unlocked, and Bull may
+ * skip a tick) puts them back, so a dead worker's job runs again within lockMs + 2 × stalledCheckMs. `sweepIntervalMs`: how often open rows without a queue message (lost in
  * Redis) are re-sent, and how old they must be.
  */
 export interface JobRecoverySettings {
@@ -433,10 +433,10 @@ export interface JobRecoverySettings {
 }
 
 function jobRecoverySettings(env: Env): JobRecoverySettings {
-  const lockMs = int(env, 'JOB_LOCK_MS', 8_000, 2_000, 600_000);
+  const lockMs = int(env, 'JOB_LOCK_MS', 6_000, 2_000, 600_000);
   return {
     lockMs,
-    stalledCheckMs: int(env, 'JOB_STALLED_CHECK_MS', Math.max(1_000, Math.floor(lockMs / 2)), 1_000, 600_000),
+    stalledCheckMs: int(env, 'JOB_STALLED_CHECK_MS', Math.max(1_000, Math.floor(lockMs / 3)), 1_000, 600_000),
     sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 5_000, 1_000, 600_000),
   };
 }

@@ -10,9 +10,9 @@ const REPLICATE_TOKEN = 'r8_worker_kill_token';
 
 /**
  * What the issue promises (issue 25, items 2 and 3), with the default recovery settings
- * (JOB_LOCK_MS 8 s, JOB_STALLED_CHECK_MS 4 s, JOB_SWEEP_INTERVAL_MS 5 s):
+ * (JOB_LOCK_MS 6 s, JOB_STALLED_CHECK_MS 2 s, JOB_SWEEP_INTERVAL_MS 5 s):
  * - a SIGKILLed worker's image jobs run again on the live worker and complete within
- *   KILL_BOUND_MS of the kill (lock 8 s + one stall check 4 s + the run);
+ *   KILL_BOUND_MS of the kill (lock 6 s + up to two stall checks 2 s each + the run);
  * - after Redis loses this test's keys, the open rows are re-sent by the sweep and done within
  *   LOSS_BOUND_MS (a sweep every 5 s of rows older than 5 s, plus the runs);
  * - either way every job completes once and is charged once: the ledger sums to the balance.

@@ -7,7 +7,7 @@ const secrets = { JWT_SECRET: 'x'.repeat(32), TOKEN_ENCRYPTION_KEY: 'y'.repeat(3
 
 describe('Bull queue options', () => {
   it('a message whose run rejects is delivered again with back-off instead of being dropped', () => {
-    const options = bullQueueOptions('ps', { lockMs: 8_000, stalledCheckMs: 4_000 });
+    const options = bullQueueOptions('ps', { lockMs: 6_000, stalledCheckMs: 2_000 });
     expect(options.defaultJobOptions).toMatchObject({ attempts: MAX_DELIVERIES, removeOnComplete: true, removeOnFail: true });
     expect(MAX_DELIVERIES).toBeGreaterThan(1);
     const type = (options.defaultJobOptions!.backoff as { type: string }).type;
@@ -21,12 +21,13 @@ describe('Bull queue options', () => {
     expect(covered).toBeGreaterThanOrEqual(120_000);
   });
 
-  it("a dead worker's jobs are noticed within lock + stalled check, sized from the settings (default 8 s + 4 s)", () => {
+  it("a dead worker's jobs are noticed within lock + 2 stalled checks, sized from the settings (default 6 s + 2 × 2 s)", () => {
     const defaults = new AppConfig(secrets).jobRecovery;
-    expect(defaults).toEqual({ lockMs: 8_000, stalledCheckMs: 4_000, sweepIntervalMs: 5_000 });
-    expect(bullQueueOptions('ps', defaults).settings).toMatchObject({ lockDuration: 8_000, lockRenewTime: 4_000, stalledInterval: 4_000 });
-    const custom = new AppConfig({ ...secrets, JOB_LOCK_MS: '20000', JOB_SWEEP_INTERVAL_MS: '15000' }).jobRecovery;
-    expect(custom).toEqual({ lockMs: 20_000, stalledCheckMs: 10_000, sweepIntervalMs: 15_000 });
+    expect(defaults).toEqual({ lockMs: 6_000, stalledCheckMs: 2_000, sweepIntervalMs: 5_000 });
+    expect(bullQueueOptions('ps', defaults).settings).toMatchObject({ lockDuration: 6_000, lockRenewTime: 3_000, stalledInterval: 2_000 });
+    expect(defaults.lockMs + 2 * defaults.stalledCheckMs).toBeLessThanOrEqual(10_000);
+    const custom = new AppConfig({ ...secrets, JOB_LOCK_MS: '30000', JOB_SWEEP_INTERVAL_MS: '15000' }).jobRecovery;
+    expect(custom).toEqual({ lockMs: 30_000, stalledCheckMs: 10_000, sweepIntervalMs: 15_000 });
     expect(new AppConfig({ ...secrets, JOB_STALLED_CHECK_MS: '2000' }).jobRecovery.stalledCheckMs).toBe(2_000);
   });
 });
