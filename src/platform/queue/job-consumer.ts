@@ -30,6 +30,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly logger = new Logger('Jobs');
   private timer?: NodeJS.Timeout;
   private sweeping = false;
+  private sweepFailing = false;
   private closing?: Promise<Record<string, unknown>>;
 
   constructor(
@@ -105,8 +106,13 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
         if (page.length < SWEEP_PAGE) break;
         after = page[page.length - 1];
       }
+      this.sweepFailing = false;
     } catch (err) {
-      this.logger.warn({ msg: 'job recovery sweep failed', sent, err: String(err) });
+      // One warning per outage: a pass every few seconds would otherwise warn each time.
+      const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
+      if (this.sweepFailing) this.logger.debug(line);
+      else this.logger.warn(line);
+      this.sweepFailing = true;
     }
     if (sent > 0) this.logger.log({ msg: 'open jobs re-sent', count: sent });
     return sent;

@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { MemoryJobStore } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppError } from '../../core/index.js';
@@ -219,6 +219,28 @@ describe('JobRunner', () => {
     await runner.run(JOB);
     expect(row()).toMatchObject({ status: 'completed', attempts: 1 });
     expect(ran).toEqual([JOB]);
+  });
+
+  it('claims failing through an outage warn once, not once per delivery', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      handlers.set('thing', async () => undefined);
+      const claim = store.claim.bind(store);
+      store.claim = async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      };
+      for (let i = 0; i < 3; i++) await expect(runner.run(JOB)).rejects.toThrow();
+      store.claim = claim;
+      await runner.run(JOB);
+      store.claim = async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      };
+      await expect(runner.run(JOB)).rejects.toThrow();
+      const claimWarnings = warn.mock.calls.filter(([line]) => (line as { msg?: string }).msg === 'job not claimed; delivered again after a back-off');
+      expect(claimWarnings).toHaveLength(2);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('fails a job whose type has no handler with a readable error', async () => {

@@ -45,6 +45,8 @@ interface ActiveRun {
 export class JobRunner {
   private readonly logger = new Logger('Jobs');
   private readonly active = new Map<string, ActiveRun>();
+  /** Whether the last claim failed (the database is away): only the first failure of a run of them warns. */
+  private claimsFailing = false;
 
   constructor(
     private readonly store: JobStore,
@@ -65,8 +67,16 @@ export class JobRunner {
     try {
       job = await this.store.claim(jobId);
     } catch (err) {
-      this.logger.warn({ msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) });
+      // One warning per outage, not one per delivery: every waiting job fails its claim in turn.
+      const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
+      if (this.claimsFailing) this.logger.debug(line);
+      else this.logger.warn(line);
+      this.claimsFailing = true;
       throw err;
+    }
+    if (this.claimsFailing) {
+      this.claimsFailing = false;
+      this.logger.log({ msg: 'job claims succeed again', job_id: jobId });
     }
     if (!job) {
       this.logger.debug({ msg: 'job skipped: missing or already finished', job_id: jobId });

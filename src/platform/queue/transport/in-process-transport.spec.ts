@@ -65,7 +65,9 @@ describe('InProcessTransport', () => {
   });
 
   describe('a run that rejects (its row could not be claimed)', () => {
-    afterEach(() => jest.useRealTimers());
+    afterEach(() => {
+      jest.useRealTimers();
+    });
 
     it('is delivered again after 0.5 s, then 1 s, until it succeeds', async () => {
       jest.useFakeTimers();
