@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
 import { REDIS_URL } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
@@ -15,7 +16,9 @@ const REPLICATE_TOKEN = 'r8_worker_kill_token';
  *   KILL_BOUND_MS of the kill (lock 6 s + up to two stall checks 2 s each + the run);
  * - after Redis loses this test's keys, the open rows are re-sent by the sweep and done within
  *   LOSS_BOUND_MS (a sweep every 5 s of rows older than 5 s, plus the runs);
- * - either way every job completes once and is charged once: the ledger sums to the balance.
+ * - either way every job completes once and is charged once: the ledger sums to the balance;
+ * - a failed job whose refund transaction fails keeps the refund owed on its row, and a worker
+ *   pays it, once, as soon as it can commit (issue 25, item 8).
  */
 const KILL_BOUND_MS = 15_000;
 const LOSS_BOUND_MS = 15_000;
@@ -135,5 +138,40 @@ describe('jobs under faults: a worker SIGKILLed mid-job, Redis losing its data',
     process.stdout.write(`[fault] Redis data loss: ${orders.length} jobs (${orders.length - CONCURRENCY} waiting), all completed ${recoveryMs} ms after the loss\n`);
     expect(recoveryMs).toBeLessThan(LOSS_BOUND_MS);
     await expectChargedOnce(orders);
+  });
+
+  it('a failed job whose refund cannot commit owes it, and a worker pays it once when it can', async () => {
+    const db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
+    await db.connect();
+    try {
+      // The fault: every credit (a refund) is refused by the database until the trigger goes.
+      await db.query(`CREATE FUNCTION fault_refuse_credits() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.amount > 0 THEN RAISE EXCEPTION 'fault: credits refused'; END IF; RETURN NEW; END $$`);
+      await db.query('CREATE TRIGGER fault_refuse_credits BEFORE INSERT ON credit_ledger FOR EACH ROW EXECUTE FUNCTION fault_refuse_credits()');
+      const before = (await get('/billing/credits')).balance as number;
+      replicate.setMode({ kind: 'fail', error: 'The model refused the prompt' });
+      const [o] = await order(1);
+      await waitFor(async () => (await job(o.job)).status === 'failed', 30_000, 'the job to fail');
+      const owed = async () => (await db.query('SELECT failure_hook_due_at, failure_hook_tries FROM jobs WHERE id = $1', [o.job])).rows[0];
+      expect((await owed()).failure_hook_due_at).not.toBeNull();
+      expect((await get('/billing/credits')).balance).toBeLessThan(before);
+      // Tried again by the sweep while the fault lasts, and owed still.
+      await waitFor(async () => (await owed()).failure_hook_tries >= 1, 20_000, 'a second try of the refund');
+
+      await db.query('DROP TRIGGER fault_refuse_credits ON credit_ledger');
+      const fixedAt = Date.now();
+      await waitFor(async () => (await get('/billing/credits')).balance === before, 30_000, 'the owed refund to be paid');
+      process.stdout.write(`[fault] refund refused, then allowed: paid ${Date.now() - fixedAt} ms after the fault ended\n`);
+      expect((await owed()).failure_hook_due_at).toBeNull();
+      const { entries } = await get('/billing/ledger?page_size=100');
+      expect(entries.filter((e: Item) => e.ref_id === o.item && e.amount > 0)).toHaveLength(1);
+      expect(entries.reduce((sum: number, e: Item) => sum + e.amount, 0)).toBe((await get('/billing/credits')).balance);
+      expect((await get(`/content/${o.item}`)).item).toMatchObject({ status: 'failed' });
+    } finally {
+      replicate.setMode({ kind: 'ok' });
+      await db.query('DROP TRIGGER IF EXISTS fault_refuse_credits ON credit_ledger');
+      await db.query('DROP FUNCTION IF EXISTS fault_refuse_credits()');
+      await db.end();
+    }
   });
 });
