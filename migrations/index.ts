@@ -17,6 +17,7 @@ import { Analytics1733100000000 } from './1733100000000-analytics.js';
 import { CustomDomainClaims1733200000000 } from './1733200000000-custom-domain-claims.js';
 import { InvitationOutcomes1733210000000 } from './1733210000000-invitation-outcomes.js';
 import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
+import { OwedFailureHooks1733310000000 } from './1733310000000-owed-failure-hooks.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   CustomDomainClaims1733200000000,
   InvitationOutcomes1733210000000,
   ListFilters1733260000000,
+  OwedFailureHooks1733310000000,
 ];

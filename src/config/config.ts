@@ -419,6 +419,28 @@ function refuseSharedSecrets(env: Env): void {
   }
 }
 
+/**
+ * A running job's queue lock and the stalled-job check: a worker that dies holds its jobs until
+ * its lock lapses (`lockMs`, renewed every half of it) and a live worker's check (every
+ * `stalledCheckMs`; a job is put back at the second check that finds it unlocked, and Bull may
+ * skip a tick) puts them back, so a dead worker's job runs again within lockMs + 2 × stalledCheckMs. `sweepIntervalMs`: how often open rows without a queue message (lost in
+ * Redis) are re-sent, and how old they must be.
+ */
+export interface JobRecoverySettings {
+  readonly lockMs: number;
+  readonly stalledCheckMs: number;
+  readonly sweepIntervalMs: number;
+}
+
+function jobRecoverySettings(env: Env): JobRecoverySettings {
+  const lockMs = int(env, 'JOB_LOCK_MS', 6_000, 2_000, 600_000);
+  return {
+    lockMs,
+    stalledCheckMs: int(env, 'JOB_STALLED_CHECK_MS', Math.max(1_000, Math.floor(lockMs / 3)), 1_000, 600_000),
+    sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 5_000, 1_000, 600_000),
+  };
+}
+
 /** The one typed, validated configuration. Nothing else reads process.env. */
 export class AppConfig {
   readonly nodeEnv: string;
@@ -435,6 +457,8 @@ export class AppConfig {
   readonly runJobsInApi: boolean;
   /** Jobs one consuming process runs at once. */
   readonly jobConcurrency: number;
+  /** How a dead worker's jobs are noticed and how lost messages are re-sent (see docs/faults-jobs.md). */
+  readonly jobRecovery: JobRecoverySettings;
   readonly jwtSecret: string;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
@@ -511,6 +535,7 @@ export class AppConfig {
     this.redisPrefix = str(env, 'REDIS_PREFIX', 'ps');
     this.runJobsInApi = this.redisUrl === undefined ? true : bool(env, 'RUN_JOBS_IN_API', false);
     this.jobConcurrency = int(env, 'JOB_CONCURRENCY', 4, 1, 64);
+    this.jobRecovery = jobRecoverySettings(env);
     this.jwtSecret = secret(env, 'JWT_SECRET', this.production, this.dataDir, 32);
     this.jwtIssuer = str(env, 'JWT_ISSUER', 'persona-studio');
     this.jwtAudience = str(env, 'JWT_AUDIENCE', 'persona-studio-api');

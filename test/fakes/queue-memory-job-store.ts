@@ -1,4 +1,4 @@
-import { JobStore } from '../../src/platform/queue/job-store.js';
+import { JobStore, type OpenJobRef, type OwedFailureHook } from '../../src/platform/queue/job-store.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement } from '../../src/platform/queue/job.types.js';
 import type { Tx } from '../../src/platform/database/index.js';
 import { JobTransport, type CloseReport, type JobConsumerFn } from '../../src/platform/queue/transport/job-transport.js';
@@ -10,6 +10,8 @@ import { JobTransport, type CloseReport, type JobConsumerFn } from '../../src/pl
 export class MemoryJobStore extends JobStore {
   readonly rows = new Map<string, JobRecord>();
   readonly failTx = { fake: 'tx' } as unknown as Tx;
+  /** Failure hooks owed, by job id: tries so far, and whether due now (the fake has no clock). */
+  readonly owed = new Map<string, { tries: number; due: boolean }>();
 
   /**
    * A row of any type and payload: the platform runs whatever type a row names, so its tests use
@@ -110,12 +112,42 @@ export class MemoryJobStore extends JobStore {
     return this.change(id, ['pending', 'running'], (r) => void Object.assign(r, end, { finishedAt: new Date() })) !== null;
   }
 
-  async openJobIds(before: Date, limit: number): Promise<string[]> {
+  async openJobs(before: Date, limit: number, after?: OpenJobRef): Promise<OpenJobRef[]> {
+    const key = (r: OpenJobRef) => `${r.createdAt.toISOString()} ${r.id}`;
     return [...this.rows.values()]
-      .filter((r) => (r.status === 'pending' || r.status === 'running') && r.createdAt < before)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .filter((r) => (r.status === 'pending' || r.status === 'running') && r.createdAt < before && (!after || key(r) > key(after)))
+      .sort((a, b) => (key(a) < key(b) ? -1 : 1))
       .slice(0, limit)
-      .map((r) => r.id);
+      .map((r) => ({ id: r.id, createdAt: r.createdAt }));
+  }
+
+  async failOwingHook(id: string, attempt: number, error: JobFailure): Promise<JobRecord | null> {
+    const failed = this.change(id, ['running'], (r) => {
+      Object.assign(r, { status: 'failed', error, finishedAt: new Date() });
+    }, attempt);
+    if (failed) this.owed.set(id, { tries: 0, due: false });
+    return failed;
+  }
+
+  /** Makes every owed hook due, as time passing would. */
+  makeOwedHooksDue(): void {
+    for (const debt of this.owed.values()) debt.due = true;
+  }
+
+  async owedHooks(limit: number): Promise<OwedFailureHook[]> {
+    return [...this.owed.entries()].filter(([, d]) => d.due).slice(0, limit).map(([id, d]) => ({ job: { ...this.rows.get(id)! }, tries: d.tries }));
+  }
+
+  async payOwedHook(id: string, hook: JobFailureHookFn | undefined): Promise<boolean> {
+    if (!this.owed.has(id)) return false;
+    if (hook) await hook(this.failTx, { ...this.rows.get(id)! }); // a throw rolls back: the debt stays
+    this.owed.delete(id);
+    return true;
+  }
+
+  async deferOwedHook(id: string): Promise<void> {
+    const debt = this.owed.get(id);
+    if (debt) Object.assign(debt, { tries: debt.tries + 1, due: false });
   }
 
   /** A conditional change, as the SQL store's: from one of `from`, and as `attempt` when given. */

@@ -4,7 +4,7 @@ import { MemoryJobStore, RecordingTransport } from '../../../test/fakes/queue-me
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
-import { JobConsumer } from './job-consumer.js';
+import { JobConsumer, SWEEP_PAGE } from './job-consumer.js';
 import type { JobRunner } from './job-runner.js';
 
 const WS = 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV';
@@ -56,5 +56,27 @@ describe('JobConsumer', () => {
     store.seed({ id: 'job_new', workspaceId: WS, jobType: 't', createdAt: new Date() });
     await expect(consumer.resend(new Date(Date.now() - 60_000))).resolves.toBe(1);
     expect(transport.added).toEqual(['job_old']);
+  });
+
+  it('the sweep re-sends the whole backlog, a page at a time, not one batch a pass', async () => {
+    const { consumer, transport, store } = setup('worker', {});
+    const count = SWEEP_PAGE * 2 + 37;
+    const base = Date.now() - 3_600_000;
+    // Two rows share each creation time: the pages must neither skip nor repeat one.
+    for (let i = 0; i < count; i++) store.seed({ id: `job_${String(i).padStart(5, '0')}`, workspaceId: WS, jobType: 't', createdAt: new Date(base + Math.floor(i / 2)) });
+    await expect(consumer.resend(new Date())).resolves.toBe(count);
+    expect(transport.added).toHaveLength(count);
+    expect(new Set(transport.added).size).toBe(count);
+  });
+
+  it('a periodic pass re-sends rows older than JOB_SWEEP_INTERVAL_MS and pays owed failure hooks', async () => {
+    const { consumer, transport, store } = setup('worker', { JOB_SWEEP_INTERVAL_MS: '5000' });
+    let paid = 0;
+    (consumer as unknown as { runner: { payOwedHooks(): Promise<number> } }).runner.payOwedHooks = async () => ++paid;
+    store.seed({ id: 'job_lost', workspaceId: WS, jobType: 't', createdAt: new Date(Date.now() - 6_000) });
+    store.seed({ id: 'job_fresh', workspaceId: WS, jobType: 't', createdAt: new Date(Date.now() - 1_000) });
+    await consumer.sweep();
+    expect(transport.added).toEqual(['job_lost']);
+    expect(paid).toBe(1);
   });
 });

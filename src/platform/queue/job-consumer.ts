@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobRunner } from './job-runner.js';
-import { JobStore } from './job-store.js';
+import { JobStore, type OpenJobRef } from './job-store.js';
 import { JobTransport, NO_DEADLINE } from './transport/job-transport.js';
 
 export const QUEUE_ROLE = Symbol('QueueRole');
@@ -13,22 +13,24 @@ export function consumesQueues(role: ProcessRole, config: AppConfig): boolean {
   return role === 'worker' || config.runJobsInApi;
 }
 
-/** How often open rows are re-sent, and how old a row must be for the periodic sweep to touch it. */
-export const SWEEP_INTERVAL_MS = 60_000;
-export const SWEEP_MIN_AGE_MS = 60_000;
-const SWEEP_BATCH = 500;
+/** Open rows the sweep reads and re-sends at once (one query, one Redis round trip); it pages through all. */
+export const SWEEP_PAGE = 500;
 
 /**
  * Consumes jobs where this process should (the worker role, or the API when RUN_JOBS_IN_API or no
  * Redis). At start it re-sends every open row: pending ones whose enqueue was lost after commit,
  * and running ones left by a dead process. The transport ignores ids it already holds, so a live
- * job is never started twice by this. When the process stops it takes no more jobs, lets the
+ * job is never started twice by this. Every JOB_SWEEP_INTERVAL_MS it does the same for the rows
+ * older than that interval (messages lost with Redis's data), however many there are, and pays
+ * the failure hooks failed jobs still owe. When the process stops it takes no more jobs, lets the
  * running ones finish until the stop's release point, and puts the rest back to pending.
  */
 @Injectable()
 export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private timer?: NodeJS.Timeout;
+  private sweeping = false;
+  private sweepFailing = false;
   private closing?: Promise<Record<string, unknown>>;
 
   constructor(
@@ -49,7 +51,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     this.transport.consume((id) => this.runner.run(id));
     await this.resend(new Date());
     // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
-    this.timer = setInterval(() => void this.resend(new Date(Date.now() - SWEEP_MIN_AGE_MS)), SWEEP_INTERVAL_MS);
+    this.timer = setInterval(() => void this.sweep(), this.config.jobRecovery.sweepIntervalMs);
     this.lifecycle.onStop((releaseAt) => this.close(releaseAt));
     this.logger.log({ msg: 'job consumer started', role: this.role });
   }
@@ -80,16 +82,39 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     return { jobs_finished: report.finished, jobs_released: report.abandoned > 0 ? await released : 0 };
   }
 
-  /** Re-sends open rows created before `before`. */
-  async resend(before: Date): Promise<number> {
+  /** One periodic pass; a pass still running (a large backlog, a slow database) skips the next tick. */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
     try {
-      const ids = await this.store.openJobIds(before, SWEEP_BATCH);
-      for (const id of ids) await this.transport.add(id);
-      if (ids.length > 0) this.logger.log({ msg: 'open jobs re-sent', count: ids.length });
-      return ids.length;
-    } catch (err) {
-      this.logger.warn({ msg: 'job recovery sweep failed', err: String(err) });
-      return 0;
+      await this.resend(new Date(Date.now() - this.config.jobRecovery.sweepIntervalMs));
+      await this.runner.payOwedHooks().catch((err: unknown) => this.logger.warn({ msg: 'owed job failure hooks not paid', err: String(err) }));
+    } finally {
+      this.sweeping = false;
     }
+  }
+
+  /** Re-sends every open row created before `before`, a page at a time, and answers how many. */
+  async resend(before: Date): Promise<number> {
+    let sent = 0;
+    try {
+      let after: OpenJobRef | undefined;
+      for (;;) {
+        const page = await this.store.openJobs(before, SWEEP_PAGE, after);
+        if (page.length > 0) await this.transport.addMany(page.map((j) => j.id));
+        sent += page.length;
+        if (page.length < SWEEP_PAGE) break;
+        after = page[page.length - 1];
+      }
+      this.sweepFailing = false;
+    } catch (err) {
+      // One warning per outage: a pass every few seconds would otherwise warn each time.
+      const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
+      if (this.sweepFailing) this.logger.debug(line);
+      else this.logger.warn(line);
+      this.sweepFailing = true;
+    }
+    if (sent > 0) this.logger.log({ msg: 'open jobs re-sent', count: sent });
+    return sent;
   }
 }

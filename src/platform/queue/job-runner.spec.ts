@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { MemoryJobStore } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppError } from '../../core/index.js';
@@ -6,7 +6,7 @@ import type { Tx } from '../database/index.js';
 import { Metrics } from '../metrics/metrics.js';
 import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
-import { JobRunner } from './job-runner.js';
+import { JobRunner, owedHookRetryMs } from './job-runner.js';
 import type { MediaUrls } from '../storage/index.js';
 import type { JobContext, JobFailureHookFn, JobHandlerFn, JobRecord } from './job.types.js';
 
@@ -175,6 +175,83 @@ describe('JobRunner', () => {
     await runner.run(JOB);
     expect(row()).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
     expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
+  });
+
+  it('a failure whose hook (refund) throws is recorded owing the hook, which the sweep pays once when it commits', async () => {
+    const refunds: string[] = [];
+    let refundWorks = false;
+    handlers.set(
+      'thing',
+      async () => {
+        throw new AppError('upstream_failed', 'no');
+      },
+      async (_tx, job) => {
+        if (!refundWorks) throw new Error('refund transaction failed');
+        refunds.push(job.id);
+      },
+    );
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'failed', error: { code: 'upstream_failed' } });
+    // The debt is recorded with the failure, not dropped.
+    expect(store.owed.get(JOB)).toEqual({ tries: 0, due: false });
+
+    store.makeOwedHooksDue();
+    await expect(runner.payOwedHooks()).resolves.toBe(0);
+    expect(store.owed.get(JOB)).toEqual({ tries: 1, due: false });
+    expect(refunds).toEqual([]);
+
+    refundWorks = true;
+    store.makeOwedHooksDue();
+    await expect(runner.payOwedHooks()).resolves.toBe(1);
+    expect(refunds).toEqual([JOB]);
+    expect(store.owed.has(JOB)).toBe(false);
+    store.makeOwedHooksDue();
+    await expect(runner.payOwedHooks()).resolves.toBe(0);
+    expect(refunds).toEqual([JOB]);
+    expect(publisher.types()).toEqual(['job.progress', 'job.failed']);
+  });
+
+  it('an owed hook is retried after 2 s, doubling up to 5 minutes', () => {
+    expect([0, 1, 2, 3, 7, 8, 40].map(owedHookRetryMs)).toEqual([2_000, 4_000, 8_000, 16_000, 256_000, 300_000, 300_000]);
+  });
+
+  it('a claim that fails for a database error rejects (the transport delivers it again) and changes nothing', async () => {
+    const ran: string[] = [];
+    handlers.set('thing', async (ctx) => void ran.push(ctx.job.id));
+    const claim = store.claim.bind(store);
+    store.claim = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    };
+    await expect(runner.run(JOB)).rejects.toThrow('ECONNREFUSED');
+    expect(row()).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(publisher.types()).toEqual([]);
+    expect(ran).toEqual([]);
+    store.claim = claim;
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(ran).toEqual([JOB]);
+  });
+
+  it('claims failing through an outage warn once, not once per delivery', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      handlers.set('thing', async () => undefined);
+      const claim = store.claim.bind(store);
+      store.claim = async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      };
+      for (let i = 0; i < 3; i++) await expect(runner.run(JOB)).rejects.toThrow();
+      store.claim = claim;
+      await runner.run(JOB);
+      store.claim = async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      };
+      await expect(runner.run(JOB)).rejects.toThrow();
+      const claimWarnings = warn.mock.calls.filter(([line]) => (line as { msg?: string }).msg === 'job not claimed; delivered again after a back-off');
+      expect(claimWarnings).toHaveLength(2);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('fails a job whose type has no handler with a readable error', async () => {

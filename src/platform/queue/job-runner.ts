@@ -20,6 +20,17 @@ export function toJobFailure(err: unknown): JobFailure {
   return { code: 'job_failed', message: 'The job failed unexpectedly.' };
 }
 
+/**
+ * When an owed failure hook is tried again after failing `tries` times: 2 s, doubling up to 5 min.
+ * The consumer's sweep picks due hooks up, so the real wait rounds up to its next pass.
+ */
+export function owedHookRetryMs(tries: number): number {
+  return Math.min(300_000, 2_000 * 2 ** Math.min(Math.max(0, Math.floor(tries)), 16));
+}
+
+/** Owed failure hooks one sweep pass tries at most. */
+const OWED_HOOKS_BATCH = 100;
+
 /** A run in this process: the job as claimed (its attempt fences every write) and how to let it go. */
 interface ActiveRun {
   job: JobRecord;
@@ -38,6 +49,8 @@ interface ActiveRun {
 export class JobRunner {
   private readonly logger = new Logger('Jobs');
   private readonly active = new Map<string, ActiveRun>();
+  /** Whether the last claim failed (the database is away): only the first failure of a run of them warns. */
+  private claimsFailing = false;
 
   constructor(
     private readonly store: JobStore,
@@ -47,9 +60,28 @@ export class JobRunner {
     private readonly urls: MediaUrls,
   ) {}
 
+  /**
+   * Rejects only when the row could not be claimed, completed or failed (the database is away):
+   * the transport then delivers the id again with back-off (`redeliveryDelayMs`), and the row,
+   * still pending or running, is claimed by that delivery.
+   */
   async run(jobId: string): Promise<void> {
     const started = process.hrtime.bigint();
-    const job = await this.store.claim(jobId);
+    let job: JobRecord | null;
+    try {
+      job = await this.store.claim(jobId);
+    } catch (err) {
+      // One warning per outage, not one per delivery: every waiting job fails its claim in turn.
+      const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
+      if (this.claimsFailing) this.logger.debug(line);
+      else this.logger.warn(line);
+      this.claimsFailing = true;
+      throw err;
+    }
+    if (this.claimsFailing) {
+      this.claimsFailing = false;
+      this.logger.log({ msg: 'job claims succeed again', job_id: jobId });
+    }
     if (!job) {
       this.logger.debug({ msg: 'job skipped: missing or already finished', job_id: jobId });
       return;
@@ -86,6 +118,26 @@ export class JobRunner {
       this.logger.warn({ msg: 'job released at stop', job_id: job.id, job_type: job.jobType, attempt: job.attempts });
     }
     return released;
+  }
+
+  /**
+   * Pays the failure hooks (refunds) owed by jobs that failed while their hook could not commit:
+   * each in the transaction that clears its debt, so it runs once; one that fails again is tried
+   * later with back-off (`owedHookRetryMs`). Answers how many were paid.
+   */
+  async payOwedHooks(): Promise<number> {
+    let paid = 0;
+    for (const { job, tries } of await this.store.owedHooks(OWED_HOOKS_BATCH)) {
+      try {
+        if (await this.store.payOwedHook(job.id, this.handlers.handlerFor(job.jobType)?.onFailed)) paid += 1;
+      } catch (err) {
+        const delayMs = owedHookRetryMs(tries + 1);
+        this.logger.error({ msg: 'owed job failure hook failed again', job_id: job.id, job_type: job.jobType, tries: tries + 1, retry_in_ms: delayMs, err: describe(err) });
+        await this.store.deferOwedHook(job.id, delayMs);
+      }
+    }
+    if (paid > 0) this.logger.log({ msg: 'owed job failure hooks paid', count: paid });
+    return paid;
   }
 
   /** How many jobs this process is running. */
@@ -149,9 +201,11 @@ export class JobRunner {
       failed = await this.store.fail(job.id, job.attempts, failure, hook);
     } catch (err) {
       if (!hook) throw err;
-      // The hook rolled back with its transaction; the job must still end rather than hang as running.
-      this.logger.error({ msg: 'job failure hook threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
-      failed = await this.store.fail(job.id, job.attempts, failure);
+      // The hook rolled back with its transaction. The job still ends rather than hang as running,
+      // and owes its hook (a refund) in that same transaction: `payOwedHooks` runs it until it commits.
+      const retryMs = owedHookRetryMs(0);
+      this.logger.error({ msg: 'job failure hook threw; the job fails owing it', job_id: job.id, job_type: job.jobType, retry_in_ms: retryMs, err: describe(err) });
+      failed = await this.store.failOwingHook(job.id, job.attempts, failure, retryMs);
     }
     failed ??= await this.settledDuring(job, 'failed');
     if (!failed) return;

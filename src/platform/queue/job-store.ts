@@ -31,8 +31,31 @@ export abstract class JobStore {
   abstract cancel(tx: Tx, workspaceId: string, id: string): Promise<boolean>;
   /** Ends a job that has not ended inside `tx`, whatever its attempt (see `Jobs.settle`). */
   abstract settle(tx: Tx, workspaceId: string, id: string, settlement: JobSettlement): Promise<boolean>;
-  /** Ids of pending or running jobs created before `before`, oldest first. */
-  abstract openJobIds(before: Date, limit: number): Promise<string[]>;
+  /** Pending or running jobs created before `before`, oldest first, after `after` (a page's last). */
+  abstract openJobs(before: Date, limit: number, after?: OpenJobRef): Promise<OpenJobRef[]>;
+  /**
+   * running as `attempt` → failed, its failure hook owed (the hook's own transaction failed): the
+   * debt is recorded in the transaction that ends the job, and `payOwedHook` settles it later.
+   */
+  abstract failOwingHook(id: string, attempt: number, error: JobFailure, firstRetryMs: number): Promise<JobRecord | null>;
+  /** Failed jobs whose hook is owed and due, the longest due first. */
+  abstract owedHooks(limit: number): Promise<OwedFailureHook[]>;
+  /** Runs `hook` in the transaction that clears the debt, so it runs once; false when nothing was owed. */
+  abstract payOwedHook(id: string, hook: JobFailureHookFn | undefined): Promise<boolean>;
+  /** The hook failed again: try once more in `delayMs`. */
+  abstract deferOwedHook(id: string, delayMs: number): Promise<void>;
+}
+
+/** An open job as the recovery sweep pages through them. */
+export interface OpenJobRef {
+  id: string;
+  createdAt: Date;
+}
+
+/** A failed job whose failure hook (its refund) has not committed yet, and how often it was tried. */
+export interface OwedFailureHook {
+  job: JobRecord;
+  tries: number;
 }
 
 /** A `jobs` row as PostgreSQL answers it. */
@@ -167,12 +190,48 @@ export class TypeOrmJobStore extends JobStore {
     return rows.length > 0;
   }
 
-  async openJobIds(before: Date, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.ds.query(
-      `SELECT id FROM jobs WHERE status IN ('pending', 'running') AND created_at < $1 ORDER BY created_at LIMIT $2`,
-      [before, limit],
+  async openJobs(before: Date, limit: number, after?: OpenJobRef): Promise<OpenJobRef[]> {
+    const page = after ? `AND (created_at, id) > ($3, $4)` : '';
+    const rows: Array<{ id: string; created_at: Date }> = await this.ds.query(
+      `SELECT id, created_at FROM jobs WHERE status IN ('pending', 'running') AND created_at < $1 ${page} ORDER BY created_at, id LIMIT $2`,
+      after ? [before, limit, after.createdAt, after.id] : [before, limit],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
+  }
+
+  failOwingHook(id: string, attempt: number, error: JobFailure, firstRetryMs: number): Promise<JobRecord | null> {
+    return this.update(
+      this.ds,
+      `status = 'failed', error = $3::jsonb, finished_at = now(), failure_hook_due_at = now() + $4 * interval '1 millisecond'`,
+      RUNNING_AS,
+      [id, attempt, JSON.stringify(error), firstRetryMs],
+    );
+  }
+
+  async owedHooks(limit: number): Promise<OwedFailureHook[]> {
+    const rows: Array<JobRow & { failure_hook_tries: number }> = await this.ds.query(
+      `SELECT * FROM jobs WHERE failure_hook_due_at <= now() ORDER BY failure_hook_due_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ job: fromJobRow(r), tries: r.failure_hook_tries }));
+  }
+
+  payOwedHook(id: string, hook: JobFailureHookFn | undefined): Promise<boolean> {
+    return this.ds.transaction(async (tx) => {
+      // The row lock this takes makes a second payer wait, then find nothing owed.
+      const job = await this.update(tx, 'failure_hook_due_at = NULL', `status = 'failed' AND failure_hook_due_at IS NOT NULL`, [id]);
+      if (!job) return false;
+      if (hook) await hook(tx, job);
+      return true;
+    });
+  }
+
+  async deferOwedHook(id: string, delayMs: number): Promise<void> {
+    await this.ds.query(
+      `UPDATE jobs SET failure_hook_tries = failure_hook_tries + 1, failure_hook_due_at = now() + $2 * interval '1 millisecond'
+        WHERE id = $1 AND failure_hook_due_at IS NOT NULL`,
+      [id, delayMs],
+    );
   }
 
   /** An UPDATE … RETURNING wrapped in a SELECT, so the driver answers plain rows. */

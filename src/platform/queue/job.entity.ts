@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JobFailure, JobStatus } from './job.types.js';
 
-/** The `jobs` table (migration 1732200000000). */
+/** The `jobs` table (migrations 1732200000000, 1733310000000). */
 @Entity({ name: 'jobs' })
 export class JobEntity {
   @PrimaryColumn({ type: 'text' }) id!: string;
@@ -18,4 +18,7 @@ export class JobEntity {
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt!: Date | null;
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true }) finishedAt!: Date | null;
+  /** When the failure hook a failed job still owes is tried again; null when nothing is owed. */
+  @Column({ name: 'failure_hook_due_at', type: 'timestamptz', nullable: true }) failureHookDueAt!: Date | null;
+  @Column({ name: 'failure_hook_tries', type: 'integer', default: 0 }) failureHookTries!: number;
 }

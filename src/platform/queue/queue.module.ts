@@ -24,7 +24,7 @@ import { JobTransport } from './transport/job-transport.js';
  */
 export function createQueueTransport(config: AppConfig, name = 'jobs', concurrency = config.jobConcurrency): JobTransport {
   return config.redisUrl
-    ? new BullTransport(config.redisUrl, config.redisPrefix, concurrency, name)
+    ? new BullTransport(config.redisUrl, config.redisPrefix, concurrency, config.jobRecovery, name)
     : new InProcessTransport(concurrency);
 }
 

@@ -1,8 +1,33 @@
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
-import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
+import type { JobRecoverySettings } from '../../../config/index.js';
+import { JobTransport, MAX_DELIVERIES, NO_DEADLINE, redeliveryDelayMs, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
 
 export const BULL_QUEUE_NAME = 'jobs';
+const REDELIVERY = 'redelivery';
+
+/** The ids one `addBulk` carries: one Redis round trip each. */
+const ADD_BATCH = 500;
+
+/**
+ * The queue's options. A run that rejects (its row could not be read or written) is delivered
+ * again with `redeliveryDelayMs`, up to MAX_DELIVERIES, instead of being dropped. A dead worker's
+ * lock lapses after `lockMs` (renewed every half of it), and every live worker checks for such
+ * jobs every `stalledCheckMs`, so they run again within about lockMs + stalledCheckMs.
+ */
+export function bullQueueOptions(prefix: string, recovery: Pick<JobRecoverySettings, 'lockMs' | 'stalledCheckMs'>): Bull.QueueOptions {
+  return {
+    prefix,
+    defaultJobOptions: { attempts: MAX_DELIVERIES, backoff: { type: REDELIVERY }, removeOnComplete: true, removeOnFail: true },
+    settings: {
+      lockDuration: recovery.lockMs,
+      lockRenewTime: Math.floor(recovery.lockMs / 2),
+      stalledInterval: recovery.stalledCheckMs,
+      maxStalledCount: 5,
+      backoffStrategies: { [REDELIVERY]: (attemptsMade: number) => redeliveryDelayMs(attemptsMade) },
+    },
+  };
+}
 
 interface Message {
   jobId: string;
@@ -17,25 +42,34 @@ interface Tracked {
 /**
  * The queue with Redis. The Bull job id is the row id, so adding an id that Bull still holds is a
  * no-op; finished Bull jobs are removed so that a row still open can always be sent again. Bull's
- * stalled-job check re-delivers the jobs of a worker that died.
+ * stalled-job check re-delivers the jobs of a worker that died (see `bullQueueOptions`).
  */
 export class BullTransport extends JobTransport {
   private readonly logger = new Logger('Jobs');
   private readonly queue: Bull.Queue<Message>;
   private readonly active = new Set<Tracked>();
 
-  constructor(redisUrl: string, prefix: string, private readonly concurrency: number, name = BULL_QUEUE_NAME) {
+  constructor(
+    redisUrl: string,
+    prefix: string,
+    private readonly concurrency: number,
+    recovery: Pick<JobRecoverySettings, 'lockMs' | 'stalledCheckMs'>,
+    name = BULL_QUEUE_NAME,
+  ) {
     super();
-    this.queue = new Bull<Message>(name, redisUrl, {
-      prefix,
-      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
-      settings: { maxStalledCount: 5 },
-    });
+    this.queue = new Bull<Message>(name, redisUrl, bullQueueOptions(prefix, recovery));
     this.queue.on('error', (err) => this.logger.error({ msg: 'job queue error', err: err.message }));
   }
 
   async add(jobId: string, key: string = jobId): Promise<void> {
     await this.queue.add({ jobId }, { jobId: key });
+  }
+
+  /** One round trip per ADD_BATCH ids; ids Bull still holds are skipped by its add script. */
+  override async addMany(jobIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < jobIds.length; i += ADD_BATCH) {
+      await this.queue.addBulk(jobIds.slice(i, i + ADD_BATCH).map((jobId) => ({ data: { jobId }, opts: { jobId } })));
+    }
   }
 
   consume(run: JobConsumerFn): void {

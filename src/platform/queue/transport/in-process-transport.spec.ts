@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { InProcessTransport } from './in-process-transport.js';
 
@@ -62,6 +62,49 @@ describe('InProcessTransport', () => {
     await tick();
     expect(ran).toEqual(['bad', 'good']);
     expect(t.size).toBe(0);
+  });
+
+  describe('a run that rejects (its row could not be claimed)', () => {
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it('is delivered again after 0.5 s, then 1 s, until it succeeds', async () => {
+      jest.useFakeTimers();
+      const t = new InProcessTransport(1);
+      const ran: number[] = [];
+      let failures = 2;
+      const started = Date.now();
+      t.consume(async () => {
+        ran.push(Date.now() - started);
+        if (failures-- > 0) throw new Error('connect ECONNREFUSED');
+      });
+      await t.add('a');
+      await jest.advanceTimersByTimeAsync(499);
+      expect(ran).toEqual([0]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual([0, 500]);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(ran).toEqual([0, 500, 1_500]);
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(ran).toEqual([0, 500, 1_500]);
+      expect(t.size).toBe(0);
+    });
+
+    it('is not delivered again once the transport closed', async () => {
+      jest.useFakeTimers();
+      const t = new InProcessTransport(1);
+      const ran: string[] = [];
+      t.consume(async (id) => {
+        ran.push(id);
+        throw new Error('connect ECONNREFUSED');
+      });
+      await t.add('a');
+      await jest.advanceTimersByTimeAsync(0);
+      await t.close();
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(ran).toEqual(['a']);
+    });
   });
 
   it('close waits for running jobs, drops waiting ones and refuses new ones', async () => {

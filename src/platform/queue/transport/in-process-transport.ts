@@ -1,16 +1,20 @@
 import { Logger } from '@nestjs/common';
-import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
+import { JobTransport, MAX_DELIVERIES, NO_DEADLINE, redeliveryDelayMs, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
 
 /**
  * The queue without Redis: a FIFO in this process with bounded concurrency. Ids queued before a
  * consumer starts wait for it. Lost on exit by design: the rows stay open and the recovery sweep
- * re-sends them at the next start.
+ * re-sends them at the next start. A run that rejects (the database was away) is delivered again
+ * after `redeliveryDelayMs`, as Bull does.
  */
 export class InProcessTransport extends JobTransport {
   private readonly logger = new Logger('Jobs');
   private readonly waiting: Array<{ jobId: string; key: string }> = [];
   private readonly known = new Set<string>();
   private readonly active = new Set<Promise<void>>();
+  /** Failed deliveries in a row, by key, and the timers of the deliveries they wait for. */
+  private readonly failures = new Map<string, number>();
+  private readonly redeliveries = new Set<NodeJS.Timeout>();
   private run?: JobConsumerFn;
   private closed = false;
 
@@ -32,6 +36,8 @@ export class InProcessTransport extends JobTransport {
 
   async close(letGo: Promise<unknown> = NO_DEADLINE): Promise<CloseReport> {
     this.closed = true;
+    for (const timer of this.redeliveries) clearTimeout(timer);
+    this.redeliveries.clear();
     const dropped = this.waiting.splice(0);
     for (const { key } of dropped) this.known.delete(key);
     const running = this.active.size;
@@ -50,7 +56,10 @@ export class InProcessTransport extends JobTransport {
     while (!this.closed && this.active.size < this.concurrency && this.waiting.length > 0) {
       const { jobId, key } = this.waiting.shift()!;
       const task = run(jobId)
-        .catch((err: unknown) => this.logger.error({ msg: 'job run failed', job_id: jobId, err: String(err) }))
+        .then(
+          () => void this.failures.delete(key),
+          (err: unknown) => this.redeliver(jobId, key, err),
+        )
         .finally(() => {
           this.active.delete(task);
           this.known.delete(key);
@@ -58,5 +67,23 @@ export class InProcessTransport extends JobTransport {
         });
       this.active.add(task);
     }
+  }
+
+  private redeliver(jobId: string, key: string, err: unknown): void {
+    const failed = (this.failures.get(key) ?? 0) + 1;
+    if (failed >= MAX_DELIVERIES) {
+      this.failures.delete(key);
+      this.logger.error({ msg: 'job run failed; left to the recovery sweep', job_id: jobId, deliveries: failed, err: String(err) });
+      return;
+    }
+    this.failures.set(key, failed);
+    const delayMs = redeliveryDelayMs(failed);
+    this.logger.warn({ msg: 'job run failed; delivered again', job_id: jobId, delay_ms: delayMs, err: String(err) });
+    const timer = setTimeout(() => {
+      this.redeliveries.delete(timer);
+      void this.add(jobId, key);
+    }, delayMs);
+    timer.unref();
+    this.redeliveries.add(timer);
   }
 }
