@@ -1,4 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../config/index.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
@@ -58,6 +59,8 @@ function setUp(client: Pick<PlatformClient, 'reconcile'>, post: ScheduledPost) {
 const FOUND: PublishResult = { remotePostId: 'pin_1', remoteUrl: null, mediaUrls: [] };
 
 describe('Publisher.reconcileAbandoned (a worker killed after sending)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
   it('records a post the platform shows as published', async () => {
     const { publisher, calls } = setUp({ reconcile: async () => FOUND }, abandonedPost(45_000));
     await publisher.reconcileAbandoned(abandonedPost(45_000));
