@@ -166,7 +166,8 @@ async function killMidBurst(db: pg.Client, seeded: Seeded, procs: BenchProcess[]
   const inFlight = (await db.query(`SELECT count(*)::int AS n FROM (${phase}) x WHERE status = 'publishing' AND call_started_at IS NOT NULL`)).rows[0].n as number;
   const r = await finishPhase(db, 'kill', procs.filter((p) => p !== victim), KILL_PHASE_TIMEOUT_MS);
   const lastAfterKillS = (r.lastPublishMs - killedAt.getTime()) / 1000;
-  console.log(`  kill: ${r.published} published, ${r.failed} lost (${inFlight} calls in flight at the kill); the last published ${lastAfterKillS.toFixed(1)} s after the kill`);
+  const lostBy = (await db.query(`SELECT platform_key || ':' || COALESCE(error_code, status) AS k, count(*)::int AS n FROM (${phase}) x WHERE status <> 'published' GROUP BY 1`)).rows as Array<{ k: string; n: number }>;
+  console.log(`  kill: ${r.published} published, ${r.failed} lost ${JSON.stringify(Object.fromEntries(lostBy.map((l) => [l.k, l.n])))} (${inFlight} calls in flight at the kill); the last published ${lastAfterKillS.toFixed(1)} s after the kill`);
   return { lost: KILL_POSTS - r.published, lastAfterKillS };
 }
 
