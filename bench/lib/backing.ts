@@ -15,7 +15,7 @@ export interface Backing {
   release(): Promise<void>;
 }
 
-export const BENCH_ADMIN = { email: 'admin@bench.test', password: 'bench-admin-password-123' };
+export const BENCH_ADMIN = { email: 'admin@bench.test', password: 'quiet-harbour-lamp-4821' };
 
 export async function createBacking(settings: BenchSettings, label: string): Promise<Backing> {
   const name = `bench_${label}_${Date.now()}_${process.pid}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');

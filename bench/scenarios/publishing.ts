@@ -18,7 +18,10 @@ import { percentile, sleep } from '../lib/stats.js';
  * live mode against their fakes on 127.0.0.1 (one and two HTTP calls per post). Two phases:
  *
  * 1. burst: BURST_POSTS posts all due at once; throughput = posts / (last publish − first claim);
- * 2. steady: STEADY_RATE posts/s scheduled over STEADY_SECONDS; lateness = published_at − scheduled_at.
+ * 2. steady: STEADY_RATE posts/s scheduled over STEADY_SECONDS; lateness = published_at − scheduled_at;
+ * 3. kill: KILL_POSTS posts due at once, one worker SIGKILLed when KILL_AT of them are published
+ *    (its calls in flight); the other takes its posts over after the default lease. Lost posts
+ *    (not published in the end) must be 0.
  *
  * Posts are seeded in SQL (copies of one approved item with distinct captions); everything after
  * that is the service's own work. Every post must reach the fakes exactly once.
@@ -29,6 +32,10 @@ const STEADY_SECONDS = 15;
 const TARGET_POSTS_PER_S = 100;
 const TARGET_LATENESS_P99_MS = 2000;
 const PHASE_TIMEOUT_MS = 90_000;
+const KILL_POSTS = 1000;
+const KILL_AT = 0.3;
+/** The kill phase waits out the default 40 s lease, a sweep and the resends: the issue's 90 s bound after the kill, and the posts before it. */
+const KILL_PHASE_TIMEOUT_MS = 150_000;
 const PLATFORMS = ['pinterest', 'twitter'] as const;
 const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', RUN_JOBS_IN_API: 'false' };
 
@@ -88,14 +95,14 @@ interface PhaseResult {
 }
 
 /** Waits until none of the phase's posts is pending or publishing, then reads how they ended. */
-async function finishPhase(db: pg.Client, tag: string, procs: BenchProcess[]): Promise<PhaseResult> {
-  const until = Date.now() + PHASE_TIMEOUT_MS;
+async function finishPhase(db: pg.Client, tag: string, procs: BenchProcess[], timeoutMs = PHASE_TIMEOUT_MS): Promise<PhaseResult> {
+  const until = Date.now() + timeoutMs;
   const phase = `SELECT p.* FROM scheduled_posts p JOIN content_items c ON c.id = p.content_id WHERE c.caption LIKE '%(' || $1 || ' %'`;
   for (;;) {
     for (const p of procs) if (p.exited) throw new Error(`a server exited:\n${p.output.slice(-20).join('\n')}`);
     const open = await db.query(`SELECT count(*)::int AS n FROM (${phase}) x WHERE status IN ('pending', 'publishing')`, [tag]);
     if (open.rows[0].n === 0) break;
-    if (Date.now() > until) throw new Error(`${open.rows[0].n} post(s) still open after ${PHASE_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > until) throw new Error(`${open.rows[0].n} post(s) still open after ${timeoutMs / 1000} s`);
     await sleep(250);
   }
   const rows = (await db.query(`SELECT status, scheduled_at, published_at, updated_at FROM (${phase}) x`, [tag])).rows as Array<{ status: string; scheduled_at: Date; published_at: Date | null; updated_at: Date }>;
@@ -138,6 +145,32 @@ async function steady(db: pg.Client, seeded: Seeded, procs: BenchProcess[]): Pro
   return phaseMeasurement(`steady ${STEADY_RATE}/s (p50/p99 = lateness)`, r, STEADY_SECONDS, count);
 }
 
+/**
+ * A burst with one worker SIGKILLed mid-way (its calls in flight): answers how many posts were
+ * lost (not published in the end) and when the last one was published after the kill.
+ */
+async function killMidBurst(db: pg.Client, seeded: Seeded, procs: BenchProcess[], victim: BenchProcess): Promise<{ lost: number; lastAfterKillS: number }> {
+  const at = new Date(Date.now() + 1000);
+  await seedPosts(db, seeded.sourceItemId, Array.from({ length: KILL_POSTS }, () => at), 'kill');
+  console.log(`  kill: ${KILL_POSTS} posts due at ${at.toISOString()}; one worker SIGKILLed at ${KILL_AT * 100}% published`);
+  const phase = `SELECT p.* FROM scheduled_posts p JOIN content_items c ON c.id = p.content_id WHERE c.caption LIKE '%(kill %'`;
+  const until = Date.now() + PHASE_TIMEOUT_MS;
+  for (;;) {
+    const done = await db.query(`SELECT count(*) FILTER (WHERE status = 'published')::int AS n FROM (${phase}) x`);
+    if (done.rows[0].n >= KILL_POSTS * KILL_AT) break;
+    if (Date.now() > until) throw new Error(`kill: ${done.rows[0].n} of ${KILL_POSTS} published after ${PHASE_TIMEOUT_MS / 1000} s`);
+    await sleep(20);
+  }
+  process.kill(victim.pid, 'SIGKILL');
+  const killedAt = (await db.query(`SELECT clock_timestamp() AS at`)).rows[0].at as Date;
+  const inFlight = (await db.query(`SELECT count(*)::int AS n FROM (${phase}) x WHERE status = 'publishing' AND call_started_at IS NOT NULL`)).rows[0].n as number;
+  const r = await finishPhase(db, 'kill', procs.filter((p) => p !== victim), KILL_PHASE_TIMEOUT_MS);
+  const lastAfterKillS = (r.lastPublishMs - killedAt.getTime()) / 1000;
+  const lostBy = (await db.query(`SELECT platform_key || ':' || COALESCE(error_code, status) AS k, count(*)::int AS n FROM (${phase}) x WHERE status <> 'published' GROUP BY 1`)).rows as Array<{ k: string; n: number }>;
+  console.log(`  kill: ${r.published} published, ${r.failed} lost ${JSON.stringify(Object.fromEntries(lostBy.map((l) => [l.k, l.n])))} (${inFlight} calls in flight at the kill); the last published ${lastAfterKillS.toFixed(1)} s after the kill`);
+  return { lost: KILL_POSTS - r.published, lastAfterKillS };
+}
+
 /** Every published post reached a fake exactly once, and the fakes hold nothing else. */
 async function exactlyOnce(db: pg.Client, fakes: BenchFakes): Promise<{ ok: boolean; note: string }> {
   const published = (await db.query(`SELECT count(*)::int AS n FROM scheduled_posts WHERE status = 'published'`)).rows[0].n as number;
@@ -156,11 +189,13 @@ async function measureAll(api: BenchApi, workers: BenchProcess[], fakes: BenchFa
     const procs = [api, ...workers];
     const burstM = await burst(db, seeded, procs);
     const steadyM = await steady(db, seeded, procs);
+    const killed = await killMidBurst(db, seeded, procs, workers[0]);
     const once = await exactlyOnce(db, fakes);
     const targets: Target[] = [
       { goal: `dispatcher >= ${TARGET_POSTS_PER_S} posts/s to the fakes`, actual: `${burstM.rps.toFixed(0)} posts/s`, pass: burstM.rps >= TARGET_POSTS_PER_S && burstM.non2xx === 0, note: burstM.non2xx ? `${burstM.non2xx} failed` : undefined },
       { goal: `lateness p99 < ${TARGET_LATENESS_P99_MS} ms at ${STEADY_RATE} posts/s`, actual: `${steadyM.p99} ms`, pass: steadyM.p99 < TARGET_LATENESS_P99_MS && steadyM.non2xx === 0, note: `p50 ${steadyM.p50} ms` },
       { goal: 'every post reaches the fakes exactly once', actual: once.ok ? 'yes' : 'no', pass: once.ok, note: once.note },
+      { goal: 'a worker SIGKILLed mid-burst: 0 lost posts, all published <= 90 s after the kill', actual: `${killed.lost} lost, last ${killed.lastAfterKillS.toFixed(1)} s after`, pass: killed.lost === 0 && killed.lastAfterKillS <= 90 },
     ];
     return { measurements: [burstM, steadyM], targets };
   } finally {
@@ -170,7 +205,7 @@ async function measureAll(api: BenchApi, workers: BenchProcess[], fakes: BenchFa
 
 export const publishing: Scenario = {
   name: 'publishing',
-  description: `dispatcher: ${BURST_POSTS} due posts at once, then ${STEADY_RATE} posts/s, to Pinterest and X fakes; 1 API + 2 workers on PostgreSQL + Redis`,
+  description: `dispatcher: ${BURST_POSTS} due posts at once, then ${STEADY_RATE} posts/s, then ${KILL_POSTS} with a worker SIGKILLed mid-burst, to Pinterest and X fakes; 1 API + 2 workers on PostgreSQL + Redis`,
   async run(settings: BenchSettings): Promise<ScenarioResult> {
     const backing = await createBacking(settings, 'publishing');
     const fakes: BenchFakes = { pinterest: await startPinterestFake(), twitter: await startXFake() };

@@ -283,7 +283,11 @@ export interface PublishingSettings {
   timeoutMs: number;
   pollIntervalMs: number;
   pollTimeoutMs: number;
-  /** A post in `publishing` longer than this is considered abandoned by its worker and swept. */
+  /**
+   * A claim its attempt stopped renewing (every third of it) for this long is taken over by the
+   * sweeper. Default 40 s: the 30 s call budget and the platforms' 10 s grace, so a dead worker's
+   * post is taken over within about a minute.
+   */
   leaseSeconds: number;
   /** How often the dispatcher asks PostgreSQL for due posts when it found none. */
   dispatchIntervalMs: number;
@@ -677,7 +681,7 @@ export class AppConfig {
       timeoutMs: int(env, 'PUBLISH_TIMEOUT_MS', 30_000, 100, 600_000),
       pollIntervalMs: int(env, 'PUBLISH_POLL_INTERVAL_MS', 2_000, 1, 60_000),
       pollTimeoutMs: int(env, 'PUBLISH_POLL_TIMEOUT_MS', 120_000, 10, 3_600_000),
-      leaseSeconds: int(env, 'PUBLISH_LEASE_SECONDS', 600, 1, 86_400),
+      leaseSeconds: int(env, 'PUBLISH_LEASE_SECONDS', 40, 1, 86_400),
       dispatchIntervalMs: int(env, 'PUBLISH_DISPATCH_INTERVAL_MS', 250, 10, 60_000),
       dispatchBatch: int(env, 'PUBLISH_DISPATCH_BATCH', 100, 1, 1000),
       concurrency: int(env, 'PUBLISH_CONCURRENCY', 16, 1, 256),

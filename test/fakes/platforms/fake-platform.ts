@@ -181,6 +181,12 @@ export class FakePlatform {
   refuseBody: (res: ServerResponse, message: string) => void = (res, message) => json(res, 400, { error: 'invalid_request', error_description: message });
   /** How this platform answers a token without a scope the route needs. */
   refuseScope: (res: ServerResponse, needed: RouteScopes) => void = (res) => json(res, 403, { error: 'insufficient_scope', error_description: 'The access token does not carry the scope this request needs.' });
+  /**
+   * When set, awaited before the handler of an irreversible (`publish`) route runs: a test holds
+   * calls there, sent but with nothing made yet. Answering false drops the request unanswered and
+   * unmade, as a platform does a request whose caller went away before it was taken.
+   */
+  beforePublish?: (res: ServerResponse) => Promise<boolean>;
   private mode: FakePlatformMode = { kind: 'ok' };
   private readonly routes: Route[] = [];
   private readonly codes = new Map<string, { challenge?: string; redirectUri: string; scopes: string[]; authorize: URLSearchParams }>();
@@ -394,6 +400,7 @@ export class FakePlatform {
         if (!scopesGrant(token.scopes, route.scopes)) return this.refuseScope(res, route.scopes!);
         fake.account = token.accountId;
       }
+      if (route.tag === 'publish' && this.beforePublish && !(await this.beforePublish(res))) return;
       try {
         await route.handler(fake, res);
       } catch (err) {

@@ -191,7 +191,11 @@ function timeline(fake: XFake, req: FakeRequest, res: ServerResponse): void {
   if (Number.isNaN(since)) return problem(res, 400, 'Invalid Request', 'The `start_time` query parameter value is invalid.');
   const fields = (q.get('tweet.fields') ?? '').split(',');
   const expandMedia = (q.get('expansions') ?? '').split(',').includes('attachments.media_keys');
-  const posts = fake.posts.filter((p) => p.accountId === req.params.id && p.createdAt.getTime() >= since).reverse().slice(0, max);
+  // Newest first, paged like X: `pagination_token` is where the next page starts (`meta.next_token`).
+  const start = Number(q.get('pagination_token') ?? '0') || 0;
+  const all = fake.posts.filter((p) => p.accountId === req.params.id && p.createdAt.getTime() >= since).reverse();
+  const posts = all.slice(start, start + max);
+  const next = start + max < all.length ? { next_token: String(start + max) } : {};
   if (posts.length === 0) return json(res, 200, { meta: { result_count: 0 } });
   const data = posts.map((p) => {
     const ids = (p.extra.mediaIds as string[] | undefined) ?? [];
@@ -206,7 +210,7 @@ function timeline(fake: XFake, req: FakeRequest, res: ServerResponse): void {
   const withUrl = (q.get('media.fields') ?? '').split(',').includes('url');
   const media = posts.flatMap((p) => ((p.extra.mediaIds as string[] | undefined) ?? []).map((m) => ({ media_key: `3_${m}`, type: 'photo', ...(withUrl ? { url: fake.mediaUrl(m) } : {}) })));
   const includes = expandMedia && media.length ? { includes: { media } } : {};
-  json(res, 200, { data, ...includes, meta: { result_count: data.length, newest_id: data[0].id, oldest_id: data[data.length - 1].id } });
+  json(res, 200, { data, ...includes, meta: { result_count: data.length, newest_id: data[0].id, oldest_id: data[data.length - 1].id, ...next } });
 }
 
 /** `GET /2/users/{id}`: the account, with `public_metrics` when `user.fields` asks for it. */

@@ -30,7 +30,8 @@ const claimOfKey = (key: string, postId: string): string | null => (key.startsWi
  * PostgreSQL decides what is due. In every consuming process, a loop claims due posts
  * (pending → publishing, `FOR UPDATE SKIP LOCKED`, so several dispatchers never take the same
  * post) and queues them, each message naming the post and its workspace. A sweeper takes over posts
- * whose claim outlived the lease: not yet sent → queued again; sent → reconciled. At a stop it claims
+ * whose claim outlived the lease: not yet sent → queued again; sent → reconciled (found → published;
+ * confirmed absent → queued to be sent once more; cannot tell → checked again later). At a stop it claims
  * no more, lets running attempts finish until the release point, then gives back the claims of
  * those not yet sent (and of messages this process held unstarted); a sent one is left to the sweeper.
  */
@@ -194,8 +195,10 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     const mine = await this.posts.reclaim(this.ds.manager, post.workspaceId, post.id, post.claimId, newClaimId(), this.config.publishing.leaseSeconds);
     if (!mine) return;
     this.logger.warn({ msg: 'abandoned publish taken over', post_id: post.id, call_sent: mine.callStartedAt !== null });
-    if (mine.callStartedAt) await this.publisher.reconcileAbandoned(mine);
-    else await this.enqueue(mine);
+    if (!mine.callStartedAt) return this.enqueue(mine);
+    const after = await this.publisher.reconcileAbandoned(mine);
+    // The platform confirmed the post does not exist: its call mark is cleared, the claim queued to send it once.
+    if (after.status === 'publishing' && !after.callStartedAt && after.claimId === mine.claimId) await this.enqueue(after);
   }
 
   private async dispatchLoop(): Promise<void> {

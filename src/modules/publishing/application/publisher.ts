@@ -9,7 +9,7 @@ import { MediaUrls, Storage } from '../../../platform/storage/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade } from '../../content/index.js';
 import { canPublish } from '../domain/compatibility.js';
-import { decideAfterFailure, type AttemptFailure } from '../domain/publish-outcome.js';
+import { decideAfterFailure, decideUnreconciled, SHOW_GRACE_MS, type AttemptFailure } from '../domain/publish-outcome.js';
 import type { ScheduledPost } from '../domain/scheduled-post.js';
 import { ScheduledPostsRepository, type AttemptResult } from '../infrastructure/scheduled-posts.repository.js';
 import { PlatformClients } from './platform-clients.js';
@@ -25,8 +25,14 @@ interface Prepared {
 
 type Failure = AttemptFailure & { message: string; handle?: string };
 
+/** Who checks a sent post, and when its call was sent. */
+interface Check {
+  bySweeper: boolean;
+  callStartedAt: Date;
+}
+
 const UNCONFIRMED = 'The platform did not confirm the post and cannot be asked whether it was made; it was not sent again.';
-const NOT_FOUND = 'The platform did not confirm the post and does not show it yet; it was not sent again, to never post twice. Check the account and schedule it again if it is missing.';
+const UNREACHABLE = 'The platform did not confirm the post and could not be asked whether it was made for 30 minutes; it was not sent again, to never post twice. Check the account and schedule it again if it is missing.';
 
 /**
  * One publish attempt of a claimed post (status `publishing`, `claim_id` set): prepare, mark the
@@ -71,7 +77,7 @@ export class Publisher {
       const failure = failureOf(err, 'unknown');
       if (failure.point === 'unknown') {
         if (failure.handle) await this.posts.setHandle(this.ds.manager, post.workspaceId, post.id, claimId, failure.handle);
-        return this.reconcile(post, claimId, prepared, since, failure.handle ?? null, false);
+        return this.reconcile(post, claimId, prepared, since, failure.handle ?? null, { bySweeper: false, callStartedAt: since });
       }
       return this.decide(post, claimId, failure);
     }
@@ -93,17 +99,24 @@ export class Publisher {
   }
 
   /**
-   * An attempt whose worker vanished after sending (the sweeper's case): asks the platform
-   * whether the post exists, and records what it says.
+   * A sent post nobody is working on (its worker died, or an earlier check left it for later): the
+   * sweeper's case. Asks the platform whether the post exists and records what it says; a post the
+   * platform confirms it does not have comes back `publishing` with no call mark, for the caller to
+   * queue (it is sent once more). A post that cannot be prepared for the question (its connection
+   * cannot be read now) is checked again later, like a platform that cannot tell.
    */
   async reconcileAbandoned(post: ScheduledPost): Promise<ScheduledPost> {
     const claimId = post.claimId!;
+    const callStartedAt = post.callStartedAt ?? post.claimedAt ?? new Date();
+    let prepared: Prepared;
     try {
-      return await this.reconcile(post, claimId, await this.prepare(post), post.callStartedAt ?? post.claimedAt ?? new Date(), post.remoteHandle, true);
+      prepared = await this.prepare(post);
     } catch (err) {
-      this.logger.warn({ msg: 'abandoned post cannot be reconciled', post_id: post.id, err: String(err) });
-      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+      this.logger.warn({ msg: 'abandoned post cannot be reconciled now', post_id: post.id, err: String(err) });
+      if (!mayPass(err)) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+      return this.unreconciled(post, claimId, 'unknown', { bySweeper: true, callStartedAt });
     }
+    return this.reconcile(post, claimId, prepared, callStartedAt, post.remoteHandle, { bySweeper: true, callStartedAt });
   }
 
   private async prepare(post: ScheduledPost): Promise<Prepared> {
@@ -130,12 +143,12 @@ export class Publisher {
   }
 
   /**
-   * Asks the platform whether the post was made. Platforms show new posts late, so when the first
-   * check (right after the unknown outcome) cannot find it, the post stays `publishing` and the
-   * sweeper checks once more after the lease; only then, or when the platform can never tell, it
-   * fails `unconfirmed`. It is never sent again.
+   * Asks the platform whether the post was made (contract §8). Found → published. Not shown, or
+   * the platform cannot be read this time → `decideUnreconciled`: checked again later with
+   * back-off, sent once more by the sweeper when the platform confirms it does not exist, given up
+   * as `unconfirmed` only when the platform can never tell or still cannot after the window.
    */
-  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date, handle: string | null, final: boolean): Promise<ScheduledPost> {
+  private async reconcile(post: ScheduledPost, claimId: string, { client, request }: Prepared, since: Date, handle: string | null, check: Check): Promise<ScheduledPost> {
     if (!client.reconcile) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
     let found: PublishResult | null;
     try {
@@ -143,19 +156,36 @@ export class Publisher {
       found = await client.reconcile({ ...request, since, knownRemoteIds, handle });
     } catch (err) {
       this.logger.warn({ msg: 'reconciliation failed', post_id: post.id, err: String(err) });
-      const never = err instanceof PublishFailure && err.code === 'unconfirmed';
-      if (final || never) return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
-      return this.checkAgainLater(post, claimId);
+      if (err instanceof PublishFailure && err.code === 'unconfirmed') return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
+      return this.unreconciled(post, claimId, 'unknown', check);
     }
-    this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null, final });
+    this.logger.log({ msg: 'post reconciled', post_id: post.id, platform: post.platformKey, found: found !== null, by_sweeper: check.bySweeper });
     if (found) return this.finish(post, claimId, published(found));
-    if (!final) return this.checkAgainLater(post, claimId);
-    return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: NOT_FOUND } });
+    return this.unreconciled(post, claimId, 'absent', check);
   }
 
-  /** Leaves the post `publishing` with a fresh lease: the sweeper reconciles it once more when it runs out. */
-  private async checkAgainLater(post: ScheduledPost, claimId: string): Promise<ScheduledPost> {
-    await this.posts.renewClaim(this.ds.manager, post.workspaceId, post.id, claimId);
+  /** Carries out `decideUnreconciled` for a sent post the platform does not show, or cannot tell about now. */
+  private async unreconciled(post: ScheduledPost, claimId: string, shown: 'absent' | 'unknown', check: Check): Promise<ScheduledPost> {
+    const { timeoutMs, leaseSeconds } = this.config.publishing;
+    const decision = decideUnreconciled({ shown, bySweeper: check.bySweeper, callAgeMs: Date.now() - check.callStartedAt.getTime(), callBudgetMs: timeoutMs, leaseMs: leaseSeconds * 1000 });
+    if (decision.action === 'give_up') {
+      return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNREACHABLE } });
+    }
+    if (decision.action === 'resend') {
+      const again = await this.posts.resend(this.ds.manager, post.workspaceId, post.id, claimId, Math.ceil((timeoutMs + SHOW_GRACE_MS) / 1000));
+      if (again) {
+        this.logger.warn({ msg: 'platform shows no post for the sent call: sent once more', post_id: post.id, platform: post.platformKey });
+        return again;
+      }
+      // The database's clock says the call is younger than that: ask again a little later.
+      return this.checkAgainLater(post, claimId, leaseSeconds * 1000);
+    }
+    return this.checkAgainLater(post, claimId, decision.inMs);
+  }
+
+  /** Leaves the post `publishing` for nobody: the sweeper reconciles it again in `inMs`. */
+  private async checkAgainLater(post: ScheduledPost, claimId: string, inMs: number): Promise<ScheduledPost> {
+    await this.posts.deferCheck(this.ds.manager, post.workspaceId, post.id, claimId, inMs, this.config.publishing.leaseSeconds);
     return this.current(post);
   }
 
@@ -219,4 +249,10 @@ function failureOf(err: unknown, point: AttemptFailure['point'] = 'before'): Fai
   if (err instanceof PublishFailure) return { code: err.code, point: err.point, retryAfterMs: err.retryAfterMs, message: err.message, handle: err.handle };
   if (err instanceof AppError && err.code === 'not_found') return { code: 'content_rejected', point: 'before', message: 'The content no longer exists.' };
   return { code: 'unknown_error', point, message: 'The post could not be sent: an unexpected error occurred.' };
+}
+
+/** A failure preparing a reconciliation that may pass (the platform or its token unreachable now), not one that never will. */
+function mayPass(err: unknown): boolean {
+  if (err instanceof PublishFailure) return err.code === 'network_error' || err.code === 'rate_limited' || err.code === 'unknown_error';
+  return !(err instanceof AppError);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decideAfterFailure, MAX_ATTEMPTS, type FailureDecision } from './publish-outcome.js';
+import { decideAfterFailure, decideUnreconciled, MAX_ATTEMPTS, RECONCILE_WINDOW_MS, SHOW_GRACE_MS, type FailureDecision, type UnreconciledPost } from './publish-outcome.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const retryIn = (ms: number): FailureDecision => ({ action: 'retry', at: new Date(NOW.getTime() + ms) });
@@ -66,5 +66,60 @@ describe('decideAfterFailure', () => {
     const now = new Date(NOW);
     decideAfterFailure({ code: 'rate_limited', point: 'before' }, 1, now);
     expect(now.toISOString()).toBe(NOW.toISOString());
+  });
+});
+
+describe('decideUnreconciled', () => {
+  // The defaults: a 30 s call budget and a 40 s lease.
+  const base: UnreconciledPost = { shown: 'absent', bySweeper: true, callAgeMs: 45_000, callBudgetMs: 30_000, leaseMs: 40_000 };
+
+  it('sends once more a post the platform confirms it does not have, when the sweeper checks it after the call budget and grace', () => {
+    expect(SHOW_GRACE_MS).toBe(10_000);
+    expect(decideUnreconciled(base)).toEqual({ action: 'resend' });
+    expect(decideUnreconciled({ ...base, callAgeMs: 40_000 })).toEqual({ action: 'resend' });
+    // Long after the call: still confirmed absent, so still sent (never given up as unconfirmed).
+    expect(decideUnreconciled({ ...base, callAgeMs: RECONCILE_WINDOW_MS * 2 })).toEqual({ action: 'resend' });
+  });
+
+  it('a default lease is enough for the first takeover to settle the call: a dead worker\'s post is sent again at once', () => {
+    // The lease runs from the call mark at the earliest: the sweeper never reads a call younger than the lease.
+    expect(decideUnreconciled({ ...base, callAgeMs: base.leaseMs })).toEqual({ action: 'resend' });
+  });
+
+  it('checks again, never sends, an absent post whose call may still be made (within budget and grace)', () => {
+    expect(decideUnreconciled({ ...base, callAgeMs: 39_999 })).toEqual({ action: 'check_again', inMs: 40_000 });
+    // A short lease: checked again a lease later (platforms show posts late), and no later than when its absence counts.
+    expect(decideUnreconciled({ ...base, leaseMs: 3_000, callAgeMs: 5_000 })).toEqual({ action: 'check_again', inMs: 3_000 });
+    expect(decideUnreconciled({ ...base, leaseMs: 30_000, callAgeMs: 25_000 })).toEqual({ action: 'check_again', inMs: 30_000 });
+    expect(decideUnreconciled({ ...base, callBudgetMs: 100_000, callAgeMs: 100_000 })).toEqual({ action: 'check_again', inMs: 40_000 });
+    expect(decideUnreconciled({ ...base, leaseMs: 3_000, callAgeMs: 38_500 })).toEqual({ action: 'check_again', inMs: 3_000 });
+  });
+
+  it('never sends from the attempt\'s own check: it leaves the post to the sweeper', () => {
+    expect(decideUnreconciled({ ...base, bySweeper: false, callAgeMs: 31_000 })).toEqual({ action: 'check_again', inMs: 40_000 });
+    expect(decideUnreconciled({ ...base, bySweeper: false, callAgeMs: 5 * 60_000 })).toEqual({ action: 'check_again', inMs: 150_000 });
+  });
+
+  it('checks a platform that cannot tell again with back-off (half the call\'s age, at least a lease, at most 10 min), then gives up after 30 min', () => {
+    const unknown = { ...base, shown: 'unknown' as const };
+    expect(decideUnreconciled({ ...unknown, callAgeMs: 45_000 })).toEqual({ action: 'check_again', inMs: 40_000 });
+    expect(decideUnreconciled({ ...unknown, callAgeMs: 200_000 })).toEqual({ action: 'check_again', inMs: 100_000 });
+    expect(decideUnreconciled({ ...unknown, callAgeMs: 25 * 60_000 })).toEqual({ action: 'check_again', inMs: 10 * 60_000 });
+    expect(RECONCILE_WINDOW_MS).toBe(30 * 60_000);
+    expect(decideUnreconciled({ ...unknown, callAgeMs: RECONCILE_WINDOW_MS - 1 })).toEqual({ action: 'check_again', inMs: 10 * 60_000 });
+    expect(decideUnreconciled({ ...unknown, callAgeMs: RECONCILE_WINDOW_MS })).toEqual({ action: 'give_up' });
+  });
+
+  it('checks a platform that cannot tell several times before giving up, from a dead worker\'s first takeover', () => {
+    let age = 40_000;
+    let checks = 1;
+    for (;;) {
+      const d = decideUnreconciled({ ...base, shown: 'unknown', callAgeMs: age });
+      if (d.action !== 'check_again') break;
+      age += d.inMs;
+      checks += 1;
+    }
+    expect(checks).toBeGreaterThanOrEqual(8);
+    expect(age).toBeGreaterThanOrEqual(RECONCILE_WINDOW_MS);
   });
 });

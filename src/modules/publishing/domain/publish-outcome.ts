@@ -27,3 +27,45 @@ export function decideAfterFailure(failure: AttemptFailure, attempts: number, no
   const wait = failure.retryAfterMs !== undefined ? Math.min(MAX_BACKOFF_MS, Math.max(failure.retryAfterMs, 1000)) : backoff;
   return { action: 'retry', at: new Date(now.getTime() + wait) };
 }
+
+/**
+ * Past its call budget, how long a platform is given to show a post it made before a listing
+ * without it counts as the platform confirming it does not exist.
+ */
+export const SHOW_GRACE_MS = 10_000;
+/** How long after its call a post the platform cannot tell about is still checked again; then it fails `unconfirmed`. */
+export const RECONCILE_WINDOW_MS = 30 * 60_000;
+/** The longest wait between two checks of one post. */
+const MAX_RECHECK_MS = 10 * 60_000;
+
+export interface UnreconciledPost {
+  /** `absent`: the platform's listing does not show the post. `unknown`: the platform could not be read this time. */
+  shown: 'absent' | 'unknown';
+  /** The sweeper's check of a post whose attempt is over (its worker died, or it left the post for a later check). */
+  bySweeper: boolean;
+  /** Time since the irreversible call was sent. */
+  callAgeMs: number;
+  /** The budget of one platform call (`PUBLISH_TIMEOUT_MS`). */
+  callBudgetMs: number;
+  leaseMs: number;
+}
+
+export type ReconcileDecision = { action: 'resend' } | { action: 'check_again'; inMs: number } | { action: 'give_up' };
+
+/**
+ * What happens to a post whose call was sent but which the platform does not show (contract §8).
+ * Only the sweeper sends it again, once the call is over by its budget and the platform's grace:
+ * then an absent post is one the platform confirms it never made. Until then, and whenever the
+ * platform cannot be read, it is checked again with back-off (at least a lease apart, half the
+ * call's age, at most 10 min), and given up as `unconfirmed` only when the platform still cannot
+ * tell 30 min after the call.
+ */
+export function decideUnreconciled(p: UnreconciledPost): ReconcileDecision {
+  const settled = p.callAgeMs >= p.callBudgetMs + SHOW_GRACE_MS;
+  if (p.shown === 'absent' && settled && p.bySweeper) return { action: 'resend' };
+  if (p.shown === 'unknown' && p.callAgeMs >= RECONCILE_WINDOW_MS) return { action: 'give_up' };
+  let inMs = Math.min(MAX_RECHECK_MS, Math.max(p.leaseMs, p.callAgeMs / 2));
+  // An absent post is looked at again as soon as its absence would count.
+  if (p.shown === 'absent' && !settled) inMs = Math.min(inMs, Math.max(p.leaseMs, p.callBudgetMs + SHOW_GRACE_MS - p.callAgeMs));
+  return { action: 'check_again', inMs: Math.round(inMs) };
+}

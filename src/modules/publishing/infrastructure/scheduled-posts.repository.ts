@@ -166,6 +166,32 @@ export class ScheduledPostsRepository {
     );
   }
 
+  /**
+   * Leaves a sent post whose outcome is still unknown `publishing` under its claim, with nobody
+   * working on it: its lease is set to run out in `inMs`, when the sweeper checks it again.
+   */
+  async deferCheck(tx: Tx, workspaceId: string, id: string, claimId: string, inMs: number, leaseSeconds: number): Promise<void> {
+    await tx.query(
+      `UPDATE scheduled_posts SET claimed_at = now() + make_interval(secs => $4::double precision / 1000) - make_interval(secs => $5::double precision)
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing'`,
+      [id, workspaceId, claimId, inMs, leaseSeconds],
+    );
+  }
+
+  /**
+   * The platform confirmed a sent post does not exist: the call mark is cleared so the attempt
+   * under this claim (one more) can send it, once. Only when the call is older than `settledSeconds`
+   * by the database's clock; null otherwise, or when the claim is no longer ours.
+   */
+  async resend(tx: Tx, workspaceId: string, id: string, claimId: string, settledSeconds: number): Promise<ScheduledPost | null> {
+    const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET call_started_at = NULL, remote_handle = NULL, attempts = attempts + 1, claimed_at = now(), updated_at = now()
+       WHERE id = $1 AND workspace_id = $2 AND claim_id = $3 AND status = 'publishing'
+         AND call_started_at <= now() - make_interval(secs => $4::double precision) RETURNING ${COLUMNS}`,
+      [id, workspaceId, claimId, settledSeconds],
+    );
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
   /** A success that arrived after the post was given up as `unconfirmed`: the platform's answer wins. */
   async publishedAfterAll(tx: Tx, workspaceId: string, id: string, result: Extract<AttemptResult, { status: 'published' }>): Promise<ScheduledPost | null> {
     const rows = await changedRows<PostRow>(tx, `UPDATE scheduled_posts SET status = 'published', published_at = $3, remote_post_id = $4, remote_url = $5,

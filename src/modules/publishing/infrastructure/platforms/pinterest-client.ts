@@ -24,7 +24,7 @@ const BOARD_PAGE_SIZE = 100;
 const BOARD_PAGES = 5;
 /** Reconciliation reads up to this many Pins of the board, newest first. */
 const RECONCILE_PAGE_SIZE = 100;
-const RECONCILE_PAGES = 20;
+const RECONCILE_PAGES = 50;
 /** Pinterest's error codes for "Authentication failed" (2) and "Authorization failed" (3). */
 const AUTH_ERROR_CODES = new Set([2, 3]);
 

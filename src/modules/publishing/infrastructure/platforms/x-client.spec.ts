@@ -265,6 +265,24 @@ describe('XClient reconcile', () => {
     expect(await client().reconcile(query(req.text, { knownRemoteIds: new Set([result.remotePostId]) }))).toBeNull();
   });
 
+  it('follows the timeline across pages, and answers absent only after the last', async () => {
+    const req = request();
+    const result = await client().publish(req);
+    for (let i = 0; i < 150; i++) fake.recordPost({ accountId: connected.account.id, text: `filler ${i}`, mediaUrls: [], extra: {} });
+    expect((await client().reconcile(query(req.text)))?.remotePostId).toBe(result.remotePostId);
+    const pages = fake.requestsTo(`/2/users/${connected.account.id}/tweets`, 'GET');
+    expect(pages).toHaveLength(2);
+    expect(pages[1].query.get('pagination_token')).toBe('100');
+    expect(await client().reconcile(query('something never posted'))).toBeNull();
+  });
+
+  it('cannot tell, rather than answer absent, when more tweets came since the attempt than it reads', async () => {
+    for (let i = 0; i < 3001; i++) fake.recordPost({ accountId: connected.account.id, text: `filler ${i}`, mediaUrls: [], extra: {} });
+    const err = await failure(client().reconcile(query('the post looked for')));
+    // Not `unconfirmed` (never) and not null (absent: it would be sent again): checked again later.
+    expect(err.code).toBe('unknown_error');
+  });
+
   it('ignores tweets from before `since`', async () => {
     const req = request();
     await client().publish(req);

@@ -37,7 +37,12 @@ interface TweetAnswer {
 interface TimelineAnswer {
   data?: { id: string; text: string; created_at?: string; attachments?: { media_keys?: string[] } }[];
   includes?: { media?: { media_key: string; url?: string }[] };
+  meta?: { next_token?: string };
 }
+
+/** Tweets one timeline read answers at most (X's maximum `max_results`), and the pages a reconciliation reads. */
+const TIMELINE_PAGE = 100;
+const TIMELINE_PAGES = 30;
 
 /**
  * X (API v2) with OAuth 2.0 authorization code + PKCE as a confidential client. A post is one
@@ -99,26 +104,38 @@ export class XClient implements PlatformClient {
     return { remotePostId: id, remoteUrl: permalink(request.account, id), mediaUrls: request.media.map((m) => m.url) };
   }
 
-  /** Looks through the account's own timeline since `since` for a tweet with the text we send. */
+  /**
+   * Looks through the account's own timeline since `since` for a tweet with the text we send, page
+   * by page. Absent only when every tweet since then was read; past the pages read it cannot tell
+   * this time (a post taken for absent is sent again).
+   */
   async reconcile(query: ReconcileQuery): Promise<PublishResult | null> {
     const from = new Date(query.since.getTime() - RECONCILE_SKEW_MS);
-    const url = withQuery(`${this.options.apiUrl}/2/users/${encodeURIComponent(query.account.id)}/tweets`, {
-      max_results: '100',
-      // X wants RFC 3339 without fractional seconds.
-      start_time: from.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      'tweet.fields': 'created_at,attachments',
-      expansions: 'attachments.media_keys',
-      'media.fields': 'url',
-    });
-    const { data } = await this.http.call<TimelineAnswer>(url, { what: 'the recent posts', bearer: query.accessToken });
     const wanted = comparable(tweetText(query.text));
-    const found = (data.data ?? []).find(
-      (t) => !query.knownRemoteIds.has(t.id) && comparable(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= from.getTime()),
-    );
-    if (!found) return null;
-    const media = new Map((data.includes?.media ?? []).map((m) => [m.media_key, m.url]));
-    const mediaUrls = (found.attachments?.media_keys ?? []).map((k) => media.get(k)).filter((u): u is string => !!u);
-    return { remotePostId: found.id, remoteUrl: permalink(query.account, found.id), mediaUrls };
+    let token: string | undefined;
+    for (let page = 0; page < TIMELINE_PAGES; page++) {
+      const url = withQuery(`${this.options.apiUrl}/2/users/${encodeURIComponent(query.account.id)}/tweets`, {
+        max_results: String(TIMELINE_PAGE),
+        // X wants RFC 3339 without fractional seconds.
+        start_time: from.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        'tweet.fields': 'created_at,attachments',
+        expansions: 'attachments.media_keys',
+        'media.fields': 'url',
+        pagination_token: token,
+      });
+      const { data } = await this.http.call<TimelineAnswer>(url, { what: 'the recent posts', bearer: query.accessToken });
+      const found = (data.data ?? []).find(
+        (t) => !query.knownRemoteIds.has(t.id) && comparable(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= from.getTime()),
+      );
+      if (found) {
+        const media = new Map((data.includes?.media ?? []).map((m) => [m.media_key, m.url]));
+        const mediaUrls = (found.attachments?.media_keys ?? []).map((k) => media.get(k)).filter((u): u is string => !!u);
+        return { remotePostId: found.id, remoteUrl: permalink(query.account, found.id), mediaUrls };
+      }
+      token = data.meta?.next_token;
+      if (!token) return null;
+    }
+    throw new PublishFailure('unknown_error', `X shows more than ${TIMELINE_PAGES * TIMELINE_PAGE} posts since the attempt; it cannot tell whether this one was made.`);
   }
 
   readMetrics(query: MetricsQuery): Promise<MetricsReading> {
