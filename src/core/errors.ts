@@ -24,6 +24,7 @@ export const CORE_ERRORS = {
   rate_limited: 429,
   internal_error: 500,
   upstream_failed: 502,
+  service_unavailable: 503,
 } as const satisfies ErrorTable;
 
 /**

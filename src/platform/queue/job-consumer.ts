@@ -47,6 +47,8 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
   async onApplicationBootstrap(): Promise<void> {
     if (!this.consumes) return;
     this.transport.consume((id) => this.runner.run(id));
+    // A Redis that comes back may have come back empty: its waiting messages are re-sent at once.
+    this.transport.onReconnect(() => void this.resend(new Date()));
     await this.resend(new Date());
     // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
     this.timer = setInterval(() => void this.resend(new Date(Date.now() - SWEEP_MIN_AGE_MS)), SWEEP_INTERVAL_MS);

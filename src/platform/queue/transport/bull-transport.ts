@@ -1,6 +1,10 @@
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
+import { isOutageError, outages, withinTime } from '../../health/outages.js';
 import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
+
+/** An add waits no longer than this: the row is committed, and the recovery sweep re-sends it. */
+export const ADD_TIMEOUT_MS = 1_000;
 
 export const BULL_QUEUE_NAME = 'jobs';
 
@@ -29,13 +33,37 @@ export class BullTransport extends JobTransport {
     this.queue = new Bull<Message>(name, redisUrl, {
       prefix,
       defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
-      settings: { maxStalledCount: 5 },
+      // A consumer whose connection failed takes the queue again 1 s after (Bull's default: 5 s).
+      settings: { maxStalledCount: 5, retryProcessDelay: 1_000 },
     });
-    this.queue.on('error', (err) => this.logger.error({ msg: 'job queue error', err: err.message }));
+    // Bull's connections keep their own retries (a worker resumes once Redis is back); an outage
+    // is one warning line, not one error line per reconnection attempt.
+    this.queue.on('error', (err) => {
+      if (isOutageError(err)) outages.report(err, 'redis');
+      else this.logger.error({ msg: 'job queue error', err: err.message });
+    });
   }
 
+  /**
+   * Fails at once while the queue's connection is down, and within ADD_TIMEOUT_MS otherwise,
+   * instead of waiting in Bull's offline queue for the reconnection.
+   */
   async add(jobId: string, key: string = jobId): Promise<void> {
-    await this.queue.add({ jobId }, { jobId: key });
+    if (this.queue.client.status !== 'ready') throw new Error(`Connection is closed. (job queue ${this.queue.client.status})`);
+    await withinTime(this.queue.add({ jobId }, { jobId: key }), ADD_TIMEOUT_MS);
+  }
+
+  /** Calls `listener` each time the queue's connection is ready again after it was lost. */
+  override onReconnect(listener: () => void): void {
+    let lost = false;
+    this.queue.client.on('close', () => {
+      lost = true;
+    });
+    this.queue.client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      listener();
+    });
   }
 
   consume(run: JobConsumerFn): void {
