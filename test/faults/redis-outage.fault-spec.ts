@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
-import { jobCustomer, jobStatuses, jsonLines, nonJsonLines, orderJob, startReadLoad, timedReady } from './support/outage-load.js';
+import { jobCustomer, keepLogs, jobStatuses, jsonLines, nonJsonLines, orderJob, startReadLoad, timedReady } from './support/outage-load.js';
 import { createPrivateBacking, startPrivatePostgres, startPrivateRedis, type PrivateService } from './support/private-services.js';
 
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', LOG_LEVEL: 'info' };
@@ -27,6 +27,7 @@ describe('fault: Redis stopped and restarted under load', () => {
   }, 120_000);
   afterAll(async () => {
     await Promise.all([server?.stop(), worker?.stop()]);
+    keepLogs({ api: server, worker });
     await backing?.cleanup();
     await Promise.all([redis?.cleanup(), postgres?.cleanup()]);
   });

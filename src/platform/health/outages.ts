@@ -64,10 +64,16 @@ export class DependencyOutages {
   private readonly logger = new Logger('Outage');
   private readonly probes = new Map<Dependency, Probe>();
   private readonly down = new Map<Dependency, number>();
+  private readonly restoredListeners: Array<(dependency: Dependency) => void> = [];
   private checking?: Promise<void>;
 
   register(dependency: Dependency, probe: Probe): void {
     this.probes.set(dependency, probe);
+  }
+
+  /** Calls `listener` each time an outage ends (work that waited for it may go again). */
+  onRestored(listener: (dependency: Dependency) => void): void {
+    this.restoredListeners.push(listener);
   }
 
   /** Whether `dependency` is currently known to be down. */
@@ -93,6 +99,7 @@ export class DependencyOutages {
     if (since === undefined) return;
     this.down.delete(dependency);
     this.logger.log({ msg: 'dependency available again', dependency, down_ms: Date.now() - since });
+    for (const listener of this.restoredListeners) listener(dependency);
   }
 
   private async check(err: unknown): Promise<void> {

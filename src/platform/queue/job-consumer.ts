@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
+import { isOutageError, outages } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore } from './job-store.js';
@@ -49,6 +50,10 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     this.transport.consume((id) => this.runner.run(id));
     // A Redis that comes back may have come back empty: its waiting messages are re-sent at once.
     this.transport.onReconnect(() => void this.resend(new Date()));
+    // Messages whose claim met a database outage were spent: the rows they carried go again.
+    outages.onRestored((dependency) => {
+      if (dependency === 'database' && !this.closing) void this.resend(new Date());
+    });
     await this.resend(new Date());
     // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
     this.timer = setInterval(() => void this.resend(new Date(Date.now() - SWEEP_MIN_AGE_MS)), SWEEP_INTERVAL_MS);
@@ -90,7 +95,8 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       if (ids.length > 0) this.logger.log({ msg: 'open jobs re-sent', count: ids.length });
       return ids.length;
     } catch (err) {
-      this.logger.warn({ msg: 'job recovery sweep failed', err: String(err) });
+      if (isOutageError(err)) outages.report(err);
+      else this.logger.warn({ msg: 'job recovery sweep failed', err: String(err) });
       return 0;
     }
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
+import { isOutageError, outages } from '../health/outages.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
 import { MediaUrls } from '../storage/index.js';
@@ -7,6 +8,9 @@ import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
 import { JobStore } from './job-store.js';
 import type { JobContext, JobFailure, JobFailureHookFn, JobRecord } from './job.types.js';
+
+/** How often a run that met an outage tries to put its row back to pending. */
+const OUTAGE_RETRY_MS = 1_000;
 
 type JobEventType = 'job.progress' | 'job.completed' | 'job.failed';
 
@@ -96,6 +100,7 @@ export class JobRunner {
       result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
       if (abort.signal.aborted) return;
+      if (!(err instanceof AppError) && isOutageError(err)) return this.runAgainAfterOutage(run, err);
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       await this.failJob(run, toJobFailure(err), handler.onFailed);
       return;
@@ -105,6 +110,30 @@ export class JobRunner {
     if (!done) return;
     this.observe(run, 'completed');
     await this.emit('job.completed', done);
+  }
+
+  /**
+   * A handler that met a database or Redis outage did not fail the job: its row goes back to pending
+   * as soon as the database takes the write (retried until then, or until a stop lets it go), and
+   * runs again at once in this delivery. Failing it instead lost the work and, with the database
+   * away, its failure hook too, leaving the row running until its lease ran out.
+   */
+  private async runAgainAfterOutage(run: ActiveRun, err: unknown): Promise<void> {
+    const { job, abort } = run;
+    outages.report(err);
+    for (;;) {
+      if (abort.signal.aborted) return;
+      try {
+        if (!(await this.store.release(job.id, job.attempts))) return;
+        break;
+      } catch (releaseErr) {
+        if (!isOutageError(releaseErr)) throw releaseErr;
+        await new Promise((r) => setTimeout(r, OUTAGE_RETRY_MS));
+      }
+    }
+    if (this.active.get(job.id) === run) this.active.delete(job.id);
+    this.logger.log({ msg: 'job released after an outage; running it again', job_id: job.id, job_type: job.jobType });
+    await this.run(job.id);
   }
 
   /**

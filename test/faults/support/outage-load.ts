@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../../helpers/api.js';
 import type { RunningProcess, TestServer } from '../../helpers/server.js';
@@ -109,4 +111,11 @@ export async function timedReady(server: TestServer): Promise<{ status: number; 
   const started = Date.now();
   const res = await request(server.url).get('/health/ready').timeout({ response: REQUEST_TIMEOUT_MS, deadline: REQUEST_TIMEOUT_MS }).catch(() => undefined);
   return { status: res?.status ?? 0, ms: Date.now() - started, code: res?.body?.code, retryAfter: res?.headers['retry-after'] };
+}
+
+/** With FAULT_LOG_DIR set, writes each process's output there (`<name>.log`) to read after a run. */
+export function keepLogs(procs: Record<string, RunningProcess | undefined>): void {
+  const dir = process.env.FAULT_LOG_DIR;
+  if (!dir) return;
+  for (const [name, proc] of Object.entries(procs)) if (proc) writeFileSync(join(dir, `${name}.log`), proc.output.join(''));
 }
