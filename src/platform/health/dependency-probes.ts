@@ -15,7 +15,7 @@ export class DependencyProbes {
     @InjectDataSource() private readonly db: DataSource,
     private readonly redis: RedisConnections,
   ) {
-    outages.register('database', () => this.db.query('SELECT 1'));
+    outages.register('database', () => this.db.query('SELECT 1'), tcpPortOf((db.options as { url?: string }).url));
   }
 
   async check(): Promise<Partial<Record<Dependency, 'up' | 'down'>>> {
@@ -26,5 +26,15 @@ export class DependencyProbes {
       probes.map(async ([dep, probe]) => [dep, await withinTime(probe(), PROBE_TIMEOUT_MS).then(() => 'up' as const, () => 'down' as const)] as const),
     );
     return Object.fromEntries(results);
+  }
+}
+
+/** The TCP port of a postgres:// URL; none for the embedded database's Unix socket. */
+function tcpPortOf(url: string | undefined): number | undefined {
+  try {
+    const u = new URL(url ?? '');
+    return u.hostname ? Number(u.port || 5432) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -24,18 +24,20 @@ const OUTAGE_MESSAGES = [
   /^Connection is closed\.?$/,
   /^Reached the max retries per request limit/,
   /^Command timed out$/,
-  /^connect ECONNREFUSED/,
 ];
 
 /**
  * Whether `err` (or what it wraps: TypeORM's `driverError`, a `cause`) says a backing service is
- * unreachable, rather than that a statement or command was wrong.
+ * unreachable, rather than that a statement or command was wrong. A bare network error (refused,
+ * reset) counts only when it names one of `ports`, the dependencies' own: a provider that refuses
+ * a connection is that provider's failure, not an outage here.
  */
-export function isOutageError(err: unknown): boolean {
-  let e = err as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; name?: unknown } | undefined;
+export function isOutageError(err: unknown, ports: ReadonlySet<number> = outages.ports): boolean {
+  let e = err as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; name?: unknown; port?: unknown } | undefined;
   for (let depth = 0; e && typeof e === 'object' && depth < 4; depth += 1) {
     if (e.name === 'MaxRetriesPerRequestError') return true;
-    if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_OUTAGE_STATE.test(e.code))) return true;
+    if (typeof e.code === 'string' && PG_OUTAGE_STATE.test(e.code)) return true;
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code) && typeof e.port === 'number' && ports.has(e.port)) return true;
     if (typeof e.message === 'string' && OUTAGE_MESSAGES.some((re) => re.test(e!.message as string))) return true;
     e = (e.driverError ?? e.cause) as typeof e;
   }
@@ -67,8 +69,23 @@ export class DependencyOutages {
   private readonly restoredListeners: Array<(dependency: Dependency) => void> = [];
   private checking?: Promise<void>;
 
-  register(dependency: Dependency, probe: Probe): void {
+  /** The TCP ports of the dependencies, for telling their network errors from a provider's. */
+  readonly ports = new Set<number>();
+
+  register(dependency: Dependency, probe: Probe, port?: number): void {
     this.probes.set(dependency, probe);
+    if (port !== undefined) this.ports.add(port);
+  }
+
+  /**
+   * Whether a dependency is down now: probes those not already known down (and starts their outage
+   * when one fails). For work that would do something different during an outage than on a failure.
+   */
+  async confirm(err: unknown): Promise<boolean> {
+    if (this.down.size > 0) return true;
+    this.report(err);
+    await this.checking;
+    return this.down.size > 0;
   }
 
   /** Calls `listener` each time an outage ends (work that waited for it may go again). */

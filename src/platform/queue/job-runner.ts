@@ -11,6 +11,8 @@ import type { JobContext, JobFailure, JobFailureHookFn, JobRecord } from './job.
 
 /** How often a run that met an outage tries to put its row back to pending. */
 const OUTAGE_RETRY_MS = 1_000;
+/** Runs again in one delivery after outages, at most (a handler that keeps meeting one then fails). */
+const MAX_OUTAGE_RUNS = 3;
 
 type JobEventType = 'job.progress' | 'job.completed' | 'job.failed';
 
@@ -26,6 +28,8 @@ interface ActiveRun {
   abort: AbortController;
   /** When this process claimed it (hrtime): what the job duration histogram measures. */
   started: bigint;
+  /** How many times this delivery ran the job again after an outage. */
+  outageRuns: number;
 }
 
 /**
@@ -47,7 +51,7 @@ export class JobRunner {
     private readonly urls: MediaUrls,
   ) {}
 
-  async run(jobId: string): Promise<void> {
+  async run(jobId: string, outageRuns = 0): Promise<void> {
     const started = process.hrtime.bigint();
     const job = await this.store.claim(jobId);
     if (!job) {
@@ -58,10 +62,10 @@ export class JobRunner {
     const handler = this.handlers.handlerFor(job.jobType);
     if (!handler) {
       this.logger.error({ msg: 'no handler for job type', job_id: job.id, job_type: job.jobType });
-      await this.failJob({ job, abort: new AbortController(), started }, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
+      await this.failJob({ job, abort: new AbortController(), started, outageRuns }, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
       return;
     }
-    const run: ActiveRun = { job, abort: new AbortController(), started };
+    const run: ActiveRun = { job, abort: new AbortController(), started, outageRuns };
     this.active.set(job.id, run);
     try {
       await this.execute(run, handler);
@@ -100,7 +104,9 @@ export class JobRunner {
       result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
       if (abort.signal.aborted) return;
-      if (!(err instanceof AppError) && isOutageError(err)) return this.runAgainAfterOutage(run, err);
+      if (!(err instanceof AppError) && isOutageError(err) && run.outageRuns < MAX_OUTAGE_RUNS && (await outages.confirm(err))) {
+        return this.runAgainAfterOutage(run, err);
+      }
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       await this.failJob(run, toJobFailure(err), handler.onFailed);
       return;
@@ -120,7 +126,6 @@ export class JobRunner {
    */
   private async runAgainAfterOutage(run: ActiveRun, err: unknown): Promise<void> {
     const { job, abort } = run;
-    outages.report(err);
     for (;;) {
       if (abort.signal.aborted) return;
       try {
@@ -133,7 +138,7 @@ export class JobRunner {
     }
     if (this.active.get(job.id) === run) this.active.delete(job.id);
     this.logger.log({ msg: 'job released after an outage; running it again', job_id: job.id, job_type: job.jobType });
-    await this.run(job.id);
+    await this.run(job.id, run.outageRuns + 1);
   }
 
   /**

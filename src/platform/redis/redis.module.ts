@@ -38,7 +38,7 @@ export class RedisConnections implements OnApplicationShutdown {
     this.client = config.redisUrl ? this.create('main') : null;
     if (this.client) {
       const main = this.client;
-      outages.register('redis', () => main.ping());
+      outages.register('redis', () => main.ping(), Number(new URL(config.redisUrl!).port || 6379));
     }
   }
 
