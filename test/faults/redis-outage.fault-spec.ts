@@ -89,5 +89,7 @@ describe('fault: Redis stopped and restarted under load', () => {
     // Every line each process wrote is one JSON object: no ioredis trace.
     expect(nonJsonLines(server)).toEqual([]);
     expect(nonJsonLines(worker)).toEqual([]);
+    // One warning for the outage per process, not a line per failed command or reconnection.
+    for (const proc of [server, worker]) expect(jsonLines(proc).filter((l) => l.level === 'warn' && l.msg === 'dependency unavailable').map((l) => l.dependency)).toEqual(['redis']);
   });
 });

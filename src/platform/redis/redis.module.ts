@@ -58,9 +58,9 @@ export class RedisConnections implements OnApplicationShutdown {
     const subscriber = opts.subscriber ?? false;
     const client = new Redis(this.config.redisUrl, redisOptions(name, subscriber));
     client.on('error', (err: unknown) => outages.report(err, 'redis'));
+    // The outage ends when the main connection's probe answers again, not at any connection's `ready`.
     client.on('ready', () => {
       if (!subscriber) client.options.enableOfflineQueue = false;
-      outages.restored('redis');
     });
     this.clients.push(client);
     return client;

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
 import { isOutageError, outages, withinTime } from '../../health/outages.js';
+import { reconnectDelay } from '../../redis/redis.module.js';
 import { JobTransport, NO_DEADLINE, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
 
 /** An add waits no longer than this: the row is committed, and the recovery sweep re-sends it. */
@@ -32,6 +33,8 @@ export class BullTransport extends JobTransport {
     super();
     this.queue = new Bull<Message>(name, redisUrl, {
       prefix,
+      // Reconnects as soon as the request path's connections do (Bull's default waits up to 2 s).
+      redis: { retryStrategy: reconnectDelay },
       defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
       // A consumer whose connection failed takes the queue again 1 s after (Bull's default: 5 s).
       settings: { maxStalledCount: 5, retryProcessDelay: 1_000 },
