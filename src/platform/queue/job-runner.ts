@@ -105,7 +105,7 @@ export class JobRunner {
     } catch (err) {
       if (abort.signal.aborted) return;
       if (!(err instanceof AppError) && isOutageError(err) && run.outageRuns < MAX_OUTAGE_RUNS && (await outages.confirm(err))) {
-        return this.runAgainAfterOutage(run, err);
+        return this.runAgainAfterOutage(run);
       }
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       await this.failJob(run, toJobFailure(err), handler.onFailed);
@@ -124,7 +124,7 @@ export class JobRunner {
    * runs again at once in this delivery. Failing it instead lost the work and, with the database
    * away, its failure hook too, leaving the row running until its lease ran out.
    */
-  private async runAgainAfterOutage(run: ActiveRun, err: unknown): Promise<void> {
+  private async runAgainAfterOutage(run: ActiveRun): Promise<void> {
     const { job, abort } = run;
     for (;;) {
       if (abort.signal.aborted) return;

@@ -96,10 +96,10 @@ export function jsonLines(proc: RunningProcess): Array<Record<string, unknown>> 
   return proc.output
     .join('')
     .split('\n')
-    .flatMap((line) => {
+    .flatMap((line): Array<Record<string, unknown>> => {
       try {
-        const v: unknown = JSON.parse(line);
-        return typeof v === 'object' && v !== null ? [v as Record<string, unknown>] : [];
+        const v = JSON.parse(line) as Record<string, unknown> | null;
+        return typeof v === 'object' && v !== null ? [v] : [];
       } catch {
         return [];
       }
