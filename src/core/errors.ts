@@ -25,6 +25,7 @@ export const CORE_ERRORS = {
   internal_error: 500,
   upstream_failed: 502,
   storage_unavailable: 503,
+  service_unavailable: 503,
 } as const satisfies ErrorTable;
 
 /**

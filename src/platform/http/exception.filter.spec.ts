@@ -7,9 +7,13 @@ import { AppExceptionFilter } from './exception.filter.js';
 /** The kernel's codes are all these cases throw; the application's map holds them too. */
 const STATUSES = CORE_ERRORS as Partial<ErrorStatusMap> as ErrorStatusMap;
 
+/** The headers of the last answer `run` gave. */
+let lastHeaders: Record<string, string> = {};
+
 function run(exception: unknown, statuses: ErrorStatusMap = STATUSES, request: Record<string, unknown> = {}) {
   const sent: { status?: number; body?: any } = {};
   const headers: Record<string, string> = {};
+  lastHeaders = headers;
   const res = {
     headersSent: false,
     setHeader(name: string, value: string) {
@@ -74,5 +78,23 @@ describe('AppExceptionFilter', () => {
     expect(out.status).toBe(500);
     expect(out.body.code).toBe('internal_error');
     expect(JSON.stringify(out.body)).not.toMatch(/unique constraint|at /);
+  });
+
+  it('answers a database or Redis outage with 503 service_unavailable and Retry-After, not internal_error', () => {
+    const pgDown = Object.assign(new Error('Connection terminated unexpectedly'), { port: 5432 });
+    const statuses = { ...STATUSES, service_unavailable: 503 } as ErrorStatusMap;
+    for (const err of [pgDown, new Error("Stream isn't writeable and enableOfflineQueue options is false"), { name: 'QueryFailedError', message: 'terminating connection due to administrator command', driverError: { code: '57P01' } }]) {
+      const out = run(err, statuses);
+      expect(out.status).toBe(503);
+      expect(out.body).toMatchObject({ code: 'service_unavailable', message: expect.any(String) });
+      expect(Number(lastHeaders['retry-after'])).toBeGreaterThan(0);
+      expect(JSON.stringify(out.body)).not.toMatch(/ECONNREFUSED|5432|administrator/);
+    }
+  });
+
+  it('gives an AppError service_unavailable (readiness) Retry-After too', () => {
+    const out = run(new AppError('service_unavailable', 'A dependency is down.', { checks: { database: 'down' } }));
+    expect(out.status).toBe(503);
+    expect(Number(lastHeaders['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, type ErrorCode } from '../../core/index.js';
+import { isOutageError, OUTAGE_RETRY_AFTER_S, outages } from '../health/outages.js';
 import { loggablePath } from '../logging/path-redaction.js';
 import type { ErrorStatusMap } from './error-status.js';
 
@@ -31,7 +32,10 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   /** The error body for `exception`; also used by the fallback that answers paths outside the API. */
   reply(exception: unknown, req: Request, res: Response): void {
-    const err = this.toAppError(exception, req);
+    const outage = !(exception instanceof AppError) && isOutageError(exception);
+    const err = outage ? new AppError('service_unavailable', SERVICE_UNAVAILABLE) : this.toAppError(exception, req);
+    // An outage is logged once, by the outage log, however many requests meet it.
+    if (outage) outages.report(exception);
     if (err.code === 'internal_error') {
       this.logger.error({ msg: 'unhandled error', request_id: req.id, path: loggablePath(req), err: describe(exception) });
     }
@@ -39,6 +43,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     const status = this.statuses[err.code];
     // Also for answers given before the API's no-store middleware ran (a body parser's 400 or 413).
     res.setHeader('Cache-Control', 'no-store');
+    if (err.code === 'service_unavailable') res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_S));
     res.status(status).json({
       statusCode: status,
       code: err.code,
@@ -74,6 +79,8 @@ export class AppExceptionFilter implements ExceptionFilter {
     return new AppError('internal_error', 'Something went wrong on our side.');
   }
 }
+
+export const SERVICE_UNAVAILABLE = 'A service we depend on is briefly unavailable; try again shortly.';
 
 export const INVALID_JSON = 'The request body is not valid JSON.';
 

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
+import { isOutageError, outages } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore, type OpenJobRef } from './job-store.js';
@@ -50,6 +51,12 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     if (!this.consumes) return;
     this.transport.consume((id) => this.runner.run(id));
     await this.resend(new Date());
+    // A Redis that comes back may have come back empty: its waiting messages are re-sent at once.
+    this.transport.onReconnect(() => void this.resend(new Date()));
+    // Messages whose claim met a database outage were spent: the rows they carried go again.
+    outages.onRestored((dependency) => {
+      if (dependency === 'database' && !this.closing) void this.resend(new Date());
+    });
     // Not unref'd: in a worker this timer is what keeps an idle process alive between jobs.
     this.timer = setInterval(() => void this.sweep(), this.config.jobRecovery.sweepIntervalMs);
     this.lifecycle.onStop((releaseAt) => this.close(releaseAt));
@@ -108,7 +115,12 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       }
       this.sweepFailing = false;
     } catch (err) {
-      // One warning per outage: a pass every few seconds would otherwise warn each time.
+      // A database or Redis outage is reported once by the outage log; anything else warns once per failing streak.
+      if (isOutageError(err)) {
+        outages.report(err);
+        this.sweepFailing = true;
+        return sent;
+      }
       const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
       if (this.sweepFailing) this.logger.debug(line);
       else this.logger.warn(line);

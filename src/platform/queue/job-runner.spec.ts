@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { MemoryJobStore } from '../../../test/fakes/queue-memory-job-store.js';
 import { AppError } from '../../core/index.js';
 import type { Tx } from '../database/index.js';
+import { outages } from '../health/outages.js';
 import { Metrics } from '../metrics/metrics.js';
 import { RealtimePublisher, type RealtimeEvent } from '../realtime/realtime.types.js';
 import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
@@ -421,5 +422,46 @@ describe('JobRunner', () => {
   it('releases nothing when nothing runs', async () => {
     await expect(runner.releaseRunning()).resolves.toBe(0);
     expect(row().status).toBe('pending');
+  });
+  it('runs a job again when its handler met a database or Redis outage, instead of failing it and running its failure hook', async () => {
+    let calls = 0;
+    let probes = 0;
+    // The database's probe: down when the handler meets the outage, up from then on.
+    outages.register('database', async () => {
+      probes += 1;
+      if (probes === 1) throw new Error('down');
+    }, 5432);
+    const hooked: string[] = [];
+    handlers.set(
+      'thing',
+      async () => {
+        calls += 1;
+        if (calls === 1) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', port: 5432 });
+        return { made: 'after the outage' };
+      },
+      async (_tx, job) => {
+        hooked.push(job.id);
+      },
+    );
+    await runner.run(JOB);
+    expect(calls).toBe(2);
+    expect(hooked).toEqual([]);
+    expect(row()).toMatchObject({ status: 'completed', attempts: 2, result: { made: 'after the outage' }, error: null });
+    expect(publisher.types()).not.toContain('job.failed');
+    expect(runner.running).toBe(0);
+  });
+
+  it('fails a job whose handler met a refused connection while every dependency answers (a provider down)', async () => {
+    outages.register('database', async () => 'up', 5432);
+    // An outage an earlier case began ends at the next probe.
+    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+    let calls = 0;
+    handlers.set('thing', async () => {
+      calls += 1;
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', port: 5432 });
+    });
+    await runner.run(JOB);
+    expect(calls).toBe(1);
+    expect(row()).toMatchObject({ status: 'failed', attempts: 1 });
   });
 });

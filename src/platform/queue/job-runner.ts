@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
+import { isOutageError, outages } from '../health/outages.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
 import { isStorageUnavailable, MediaUrls, storageError } from '../storage/index.js';
@@ -7,6 +8,11 @@ import { HandlerLookup, type RegisteredHandler } from './handler-registry.js';
 import { toJobBody } from './job-body.js';
 import { JobStore } from './job-store.js';
 import type { JobContext, JobFailure, JobFailureHookFn, JobRecord } from './job.types.js';
+
+/** How often a run that met an outage tries to put its row back to pending. */
+const OUTAGE_RETRY_MS = 1_000;
+/** Runs again in one delivery after outages, at most (a handler that keeps meeting one then fails). */
+const MAX_OUTAGE_RUNS = 3;
 
 type JobEventType = 'job.progress' | 'job.completed' | 'job.failed';
 
@@ -37,6 +43,8 @@ interface ActiveRun {
   abort: AbortController;
   /** When this process claimed it (hrtime): what the job duration histogram measures. */
   started: bigint;
+  /** How many times this delivery ran the job again after an outage. */
+  outageRuns: number;
 }
 
 /**
@@ -65,7 +73,7 @@ export class JobRunner {
    * the transport then delivers the id again with back-off (`redeliveryDelayMs`), and the row,
    * still pending or running, is claimed by that delivery.
    */
-  async run(jobId: string): Promise<void> {
+  async run(jobId: string, outageRuns = 0): Promise<void> {
     const started = process.hrtime.bigint();
     let job: JobRecord | null;
     try {
@@ -73,7 +81,9 @@ export class JobRunner {
     } catch (err) {
       // One warning per outage, not one per delivery: every waiting job fails its claim in turn.
       const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
-      if (this.claimsFailing) this.logger.debug(line);
+      // A database or Redis outage is the outage log's one warning; another failure warns here once.
+      if (isOutageError(err)) outages.report(err);
+      if (this.claimsFailing || isOutageError(err)) this.logger.debug(line);
       else this.logger.warn(line);
       this.claimsFailing = true;
       throw err;
@@ -90,10 +100,10 @@ export class JobRunner {
     const handler = this.handlers.handlerFor(job.jobType);
     if (!handler) {
       this.logger.error({ msg: 'no handler for job type', job_id: job.id, job_type: job.jobType });
-      await this.failJob({ job, abort: new AbortController(), started }, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
+      await this.failJob({ job, abort: new AbortController(), started, outageRuns }, { code: 'job_failed', message: `No handler is registered for job type "${job.jobType}".` });
       return;
     }
-    const run: ActiveRun = { job, abort: new AbortController(), started };
+    const run: ActiveRun = { job, abort: new AbortController(), started, outageRuns };
     this.active.set(job.id, run);
     try {
       await this.execute(run, handler);
@@ -152,6 +162,9 @@ export class JobRunner {
       result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
       if (abort.signal.aborted) return;
+      if (!(err instanceof AppError) && isOutageError(err) && run.outageRuns < MAX_OUTAGE_RUNS && (await outages.confirm(err))) {
+        return this.runAgainAfterOutage(run);
+      }
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });
       await this.failJob(run, toJobFailure(err), handler.onFailed);
       return;
@@ -161,6 +174,29 @@ export class JobRunner {
     if (!done) return;
     this.observe(run, 'completed');
     await this.emit('job.completed', done);
+  }
+
+  /**
+   * A handler that met a database or Redis outage did not fail the job: its row goes back to pending
+   * as soon as the database takes the write (retried until then, or until a stop lets it go), and
+   * runs again at once in this delivery. Failing it instead lost the work and, with the database
+   * away, its failure hook too, leaving the row running until its lease ran out.
+   */
+  private async runAgainAfterOutage(run: ActiveRun): Promise<void> {
+    const { job, abort } = run;
+    for (;;) {
+      if (abort.signal.aborted) return;
+      try {
+        if (!(await this.store.release(job.id, job.attempts))) return;
+        break;
+      } catch (releaseErr) {
+        if (!isOutageError(releaseErr)) throw releaseErr;
+        await new Promise((r) => setTimeout(r, OUTAGE_RETRY_MS));
+      }
+    }
+    if (this.active.get(job.id) === run) this.active.delete(job.id);
+    this.logger.log({ msg: 'job released after an outage; running it again', job_id: job.id, job_type: job.jobType });
+    await this.run(job.id, run.outageRuns + 1);
   }
 
   /**

@@ -9,7 +9,7 @@ import { RedisRealtimeBus } from './redis-bus.js';
 
 function createBus(redis: RedisConnections, config: AppConfig): RealtimeBus {
   if (!redis.client) return new InProcessRealtimeBus();
-  return new RedisRealtimeBus(redis.client, () => redis.create('realtime-subscriber'), config.redisPrefix);
+  return new RedisRealtimeBus(redis.client, () => redis.create('realtime-subscriber', { subscriber: true }), config.redisPrefix);
 }
 
 /**

@@ -1,7 +1,12 @@
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
 import type { JobRecoverySettings } from '../../../config/index.js';
+import { isOutageError, outages, withinTime } from '../../health/outages.js';
+import { reconnectDelay } from '../../redis/redis.module.js';
 import { JobTransport, MAX_DELIVERIES, NO_DEADLINE, redeliveryDelayMs, runsEndedBefore, type CloseReport, type JobConsumerFn } from './job-transport.js';
+
+/** An add waits no longer than this: the row is committed, and the recovery sweep re-sends it. */
+export const ADD_TIMEOUT_MS = 1_000;
 
 export const BULL_QUEUE_NAME = 'jobs';
 const REDELIVERY = 'redelivery';
@@ -18,12 +23,16 @@ const ADD_BATCH = 500;
 export function bullQueueOptions(prefix: string, recovery: Pick<JobRecoverySettings, 'lockMs' | 'stalledCheckMs'>): Bull.QueueOptions {
   return {
     prefix,
+    // Reconnects as soon as the request path's connections do (Bull's default waits up to 2 s).
+    redis: { retryStrategy: reconnectDelay },
     defaultJobOptions: { attempts: MAX_DELIVERIES, backoff: { type: REDELIVERY }, removeOnComplete: true, removeOnFail: true },
     settings: {
       lockDuration: recovery.lockMs,
       lockRenewTime: Math.floor(recovery.lockMs / 2),
       stalledInterval: recovery.stalledCheckMs,
       maxStalledCount: 5,
+      // A consumer whose connection failed takes the queue again 1 s after (Bull's default: 5 s).
+      retryProcessDelay: 1_000,
       backoffStrategies: { [REDELIVERY]: (attemptsMade: number) => redeliveryDelayMs(attemptsMade) },
     },
   };
@@ -58,11 +67,34 @@ export class BullTransport extends JobTransport {
   ) {
     super();
     this.queue = new Bull<Message>(name, redisUrl, bullQueueOptions(prefix, recovery));
-    this.queue.on('error', (err) => this.logger.error({ msg: 'job queue error', err: err.message }));
+    // Bull's connections keep their own retries (a worker resumes once Redis is back); an outage
+    // is one warning line, not one error line per reconnection attempt.
+    this.queue.on('error', (err) => {
+      if (isOutageError(err)) outages.report(err, 'redis');
+      else this.logger.error({ msg: 'job queue error', err: err.message });
+    });
   }
 
+  /**
+   * Fails at once while the queue's connection is down, and within ADD_TIMEOUT_MS otherwise,
+   * instead of waiting in Bull's offline queue for the reconnection.
+   */
   async add(jobId: string, key: string = jobId): Promise<void> {
-    await this.queue.add({ jobId }, { jobId: key });
+    if (this.queue.client.status !== 'ready') throw new Error(`Connection is closed. (job queue ${this.queue.client.status})`);
+    await withinTime(this.queue.add({ jobId }, { jobId: key }), ADD_TIMEOUT_MS);
+  }
+
+  /** Calls `listener` each time the queue's connection is ready again after it was lost. */
+  override onReconnect(listener: () => void): void {
+    let lost = false;
+    this.queue.client.on('close', () => {
+      lost = true;
+    });
+    this.queue.client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      listener();
+    });
   }
 
   /** One round trip per ADD_BATCH ids; ids Bull still holds are skipped by its add script. */

@@ -54,6 +54,11 @@ export abstract class JobTransport {
    * their rows back, so nothing holds them), and the process may exit under them.
    */
   abstract close(letGo?: Promise<unknown>): Promise<CloseReport>;
+  /**
+   * Calls `listener` when the transport's connection comes back after it was lost (its messages
+   * may be gone with it). A transport in this process never loses one: the default does nothing.
+   */
+  onReconnect(_listener: () => void): void {}
 }
 
 /** Waits for `runs` or `letGo`, whichever settles first; answers whether the runs all ended. */

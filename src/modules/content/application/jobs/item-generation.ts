@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isOutageError } from '../../../../platform/health/index.js';
 import type { JobContext } from '../../../../platform/queue/index.js';
 import type { ContentItem, StoredMedia } from '../../domain/content-item.js';
 import { toCharacterBrief } from '../../../characters/index.js';
@@ -17,7 +18,8 @@ export interface GenerationInput {
 /**
  * The frame every item-generating job runs in: begin the item, let `makeMedia` produce and store
  * its media, write the caption when the client gave none, finish. A failure marks the item failed
- * before it reaches the runner (whose failure hook then refunds), unless the run was let go at a stop.
+ * before it reaches the runner (whose failure hook then refunds), unless the run was let go at a stop
+ * or met an outage.
  */
 @Injectable()
 export class ItemGeneration {
@@ -31,8 +33,9 @@ export class ItemGeneration {
     try {
       return await this.generate(ctx, makeMedia);
     } catch (err) {
-      // A job let go at a stop runs again elsewhere: its item is not failed, whatever this run met.
-      if (!ctx.signal.aborted) await this.steps.markFailed(ctx.job);
+      // A job let go at a stop runs again elsewhere, and one that met a database or Redis outage
+      // runs again once it is over (the runner): its item is not failed, whatever this run met.
+      if (!ctx.signal.aborted && !isOutageError(err)) await this.steps.markFailed(ctx.job);
       throw err;
     }
   }
