@@ -95,7 +95,10 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     this.sweeping = true;
     try {
       await this.resend(new Date(Date.now() - this.config.jobRecovery.sweepIntervalMs));
-      await this.runner.payOwedHooks().catch((err: unknown) => this.logger.warn({ msg: 'owed job failure hooks not paid', err: String(err) }));
+      await this.runner.payOwedHooks().catch((err: unknown) => {
+        if (isOutageError(err)) outages.report(err);
+        else this.logger.warn({ msg: 'owed job failure hooks not paid', err: String(err) });
+      });
     } finally {
       this.sweeping = false;
     }

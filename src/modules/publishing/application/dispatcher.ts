@@ -185,7 +185,8 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
       await this.states.purgeExpired(this.ds.manager);
       return abandoned.length;
     } catch (err) {
-      this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
+      if (isOutageError(err)) outages.report(err);
+      else this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
       return 0;
     } finally {
       this.sweeping = false;
