@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
-import { jobCustomer, keepLogs, jobStatuses, jsonLines, orderJob, startReadLoad, timedReady } from './support/outage-load.js';
+import { jobCustomer, keepLogs, jobStatuses, jsonLines, orderJob, startReadLoad, throughOutage } from './support/outage-load.js';
 import { createPrivateBacking, startPrivatePostgres, startPrivateRedis, type PrivateService } from './support/private-services.js';
 
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', LOG_LEVEL: 'info' };
@@ -47,19 +47,7 @@ describe('fault: PostgreSQL stopped for 10 s under load with a backlog', () => {
 
     const backlog = (await Promise.all(Array.from({ length: BACKLOG }, () => orderJob(server, customer)))).map((o) => o.jobId!);
     expect(backlog.every(Boolean)).toBe(true);
-    const stoppedAt = Date.now();
-    await postgres.stop();
-    const readiness = [];
-    const outageOrders = [];
-    while (Date.now() - stoppedAt < OUTAGE_MS) {
-      readiness.push(await timedReady(server));
-      outageOrders.push(await orderJob(server, customer));
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    await postgres.start();
-    const returnedAt = Date.now();
-    await waitFor(async () => (await timedReady(server)).status === 200, 15_000, 'readiness after PostgreSQL returned');
-    const readyAfterMs = Date.now() - returnedAt;
+    const { stoppedAt, returnedAt, readyAfterMs, readiness, orders: outageOrders } = await throughOutage(server, customer, postgres, OUTAGE_MS, 'PostgreSQL');
     const samples = await load.stop();
     const everyJob = [...backlog, ...outageOrders.flatMap((o) => (o.jobId ? [o.jobId] : []))];
     let statuses: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
-import { jobCustomer, keepLogs, jobStatuses, jsonLines, nonJsonLines, orderJob, startReadLoad, timedReady } from './support/outage-load.js';
+import { jobCustomer, keepLogs, jobStatuses, jsonLines, nonJsonLines, orderJob, startReadLoad, throughOutage } from './support/outage-load.js';
 import { createPrivateBacking, startPrivatePostgres, startPrivateRedis, type PrivateService } from './support/private-services.js';
 
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', LOG_LEVEL: 'info' };
@@ -41,20 +41,8 @@ describe('fault: Redis stopped and restarted under load', () => {
     const load = startReadLoad(server, customer.user);
     await waitFor(async () => load.samples.filter((s) => s.status === 200).length >= 20, 20_000, 'load under way');
 
-    const stoppedAt = Date.now();
-    await redis.stop();
     // Readiness: 503 within a second, every time it is asked during the outage.
-    const readiness = [];
-    const outageOrders = [];
-    while (Date.now() - stoppedAt < OUTAGE_MS) {
-      readiness.push(await timedReady(server));
-      outageOrders.push(await orderJob(server, customer));
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    await redis.start();
-    const restartedAt = Date.now();
-    await waitFor(async () => (await timedReady(server)).status === 200, 15_000, 'readiness after Redis returned');
-    const backAfterMs = Date.now() - restartedAt;
+    const { stoppedAt, returnedAt: restartedAt, readyAfterMs: backAfterMs, readiness, orders: outageOrders } = await throughOutage(server, customer, redis, OUTAGE_MS, 'Redis');
     await waitFor(async () => load.samples.filter((s) => s.at > Date.now() - 1_000 && s.status === 200).length >= 5, 15_000, 'reads succeeding again');
     const samples = await load.stop();
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../../helpers/api.js';
-import type { RunningProcess, TestServer } from '../../helpers/server.js';
+import { waitFor, type RunningProcess, type TestServer } from '../../helpers/server.js';
 
 /** One answered (or timed-out: status 0) request of the load. */
 export interface Sample {
@@ -118,4 +118,30 @@ export function keepLogs(procs: Record<string, RunningProcess | undefined>): voi
   const dir = process.env.FAULT_LOG_DIR;
   if (!dir) return;
   for (const [name, proc] of Object.entries(procs)) if (proc) writeFileSync(join(dir, `${name}.log`), proc.output.join(''));
+}
+
+/**
+ * Stops a service for `outageMs`, asking for readiness and ordering a job every 250 ms meanwhile,
+ * starts it again and waits for readiness: what the API answered during the outage, and when.
+ */
+export async function throughOutage(
+  server: TestServer,
+  customer: { user: TestUser; character: string },
+  service: { stop(): Promise<void>; start(): Promise<void> },
+  outageMs: number,
+  what: string,
+) {
+  const stoppedAt = Date.now();
+  await service.stop();
+  const readiness: Array<Awaited<ReturnType<typeof timedReady>>> = [];
+  const orders: Array<Awaited<ReturnType<typeof orderJob>>> = [];
+  while (Date.now() - stoppedAt < outageMs) {
+    readiness.push(await timedReady(server));
+    orders.push(await orderJob(server, customer));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await service.start();
+  const returnedAt = Date.now();
+  await waitFor(async () => (await timedReady(server)).status === 200, 15_000, `readiness after ${what} returned`);
+  return { stoppedAt, returnedAt, readyAfterMs: Date.now() - returnedAt, readiness, orders };
 }

@@ -1,17 +1,18 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import type { Type } from '@nestjs/common';
 import fc from 'fast-check';
-import { AppError } from '../../../core/index.js';
-import { mp3DurationSeconds, sniffAudioType, wavDurationSeconds } from '../../../platform/media/index.js';
-import { strictValidationPipe } from '../../../platform/http/index.js';
-import type { SpeechFormat } from '../../generation/index.js';
-import { EspeakEngine } from '../../generation/infrastructure/providers/local/espeak-engine.js';
-import { LocalSpeechGenerator } from '../../generation/infrastructure/providers/local/local-speech-generator.js';
-import { MAX_PREVIEW_CHARS, MAX_SPEECH_CHARS } from '../domain/voice.js';
-import { GenerateSpeechDto, PreviewSpeechDto } from './dto/voice.dto.js';
+import { AppError } from '../../src/core/index.js';
+import { mp3DurationSeconds, sniffAudioType, wavDurationSeconds } from '../../src/platform/media/index.js';
+import { strictValidationPipe } from '../../src/platform/http/index.js';
+import type { SpeechFormat } from '../../src/modules/generation/index.js';
+import { EspeakEngine } from '../../src/modules/generation/infrastructure/providers/local/espeak-engine.js';
+import { LocalSpeechGenerator } from '../../src/modules/generation/infrastructure/providers/local/local-speech-generator.js';
+import { MAX_PREVIEW_CHARS, MAX_SPEECH_CHARS } from '../../src/modules/voice/domain/voice.js';
+import { GenerateSpeechDto, PreviewSpeechDto } from '../../src/modules/voice/api/dto/voice.dto.js';
 
 /**
- * Whatever text a caller sends to `POST .../voice/preview` or `.../voice/generate`, the route's
+ * A property test across two contexts (voice's validation, generation's offline synthesiser), so it
+ * lives outside both. Whatever text a caller sends to `POST .../voice/preview` or `.../voice/generate`, the route's
  * validation either refuses it (400 `validation_failed`), or the offline synthesiser speaks it
  * into playable audio: no accepted text may end in a provider failure (a 502, a failed job).
  * eSpeak takes a good part of a second per text, so the runs are few and the classes chosen.
