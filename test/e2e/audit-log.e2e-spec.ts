@@ -335,6 +335,9 @@ describe('audit log wiring', () => {
       expect((await upload).status).toBe(201);
       const trained = await api(server).post(`/characters/${characterId}/lora/train`).set(editor.auth).send({ base_model: 'flux-dev' });
       expect(trained.status).toBe(202);
+      // Removed once its training settled: a removal racing the training's start answered 500 once in
+      // an embedded CI run (not reproduced since); that race is its own open question, not this audit check.
+      await waitFor(async () => (await api(server).get(`/characters/${characterId}/lora`).set(editor.auth)).body.lora?.status === 'ready', 60_000, 'the LoRA to be ready');
       const removed = rid('lora-delete');
       expect((await as(editor.auth, removed).delete(`/characters/${characterId}/lora`)).status).toBe(204);
       const row = await expectLogged(removed, { action: 'lora.deleted', targetType: 'lora', targetId: trained.body.lora.id, details: { character_id: characterId } });
