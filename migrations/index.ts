@@ -18,6 +18,7 @@ import { CustomDomainClaims1733200000000 } from './1733200000000-custom-domain-c
 import { InvitationOutcomes1733210000000 } from './1733210000000-invitation-outcomes.js';
 import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
 import { OwedFailureHooks1733310000000 } from './1733310000000-owed-failure-hooks.js';
+import { Outbox1733400000000 } from './1733400000000-outbox.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   InvitationOutcomes1733210000000,
   ListFilters1733260000000,
   OwedFailureHooks1733310000000,
+  Outbox1733400000000,
 ];

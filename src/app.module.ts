@@ -10,6 +10,7 @@ import { IdempotencyModule } from './platform/idempotency/index.js';
 import { LifecycleModule } from './platform/lifecycle/index.js';
 import { MetricsModule } from './platform/metrics/index.js';
 import { OutboundModule } from './platform/outbound/index.js';
+import { OutboxModule } from './platform/outbox/index.js';
 import { MediaModule } from './platform/media/index.js';
 import { QueueModule } from './platform/queue/queue.module.js';
 import { RateLimitModule } from './platform/rate-limit/rate-limit.module.js';
@@ -51,6 +52,7 @@ export class AppModule {
         RealtimeModule.forRoot(role),
         StorageModule,
         OutboundModule,
+        OutboxModule,
         MediaModule,
         IdempotencyModule,
         HealthModule,

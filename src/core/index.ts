@@ -8,3 +8,4 @@ export * from './zoned-time.js';
 export * from './process-role.js';
 export * from './media-rules.js';
 export * from './refusals.js';
+export * from './outbox-events.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { DependencyOutages, isOutageError } from './outages.js';
+import { DependencyOutages, fromDependency, isOutageError } from './outages.js';
 
 /** The dependencies' ports, as registered by the database and Redis connections. */
 const PORTS = new Set([5432, 6379]);
@@ -16,6 +16,8 @@ describe('isOutageError', () => {
     ['ioredis: retries spent', Object.assign(new Error('Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.'), { name: 'MaxRetriesPerRequestError' })],
     ['ioredis: command timeout', new Error('Command timed out')],
     ['ioredis: closed', new Error('Connection is closed.')],
+    ['a pooled read reset mid-query (no port), marked by the database client', fromDependency(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }), 'database')],
+    ['a marked reset inside a TypeORM query failure', { name: 'QueryFailedError', message: 'read ECONNRESET', driverError: fromDependency({ code: 'ECONNRESET', syscall: 'read' }, 'database') }],
     ['wrapped in a cause', new Error('outer', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET', port: 6379 }) })],
   ])('%s is an outage', (_what, err) => {
     expect(isOutageError(err, PORTS)).toBe(true);
@@ -26,6 +28,7 @@ describe('isOutageError', () => {
     ['a syntax error', { message: 'syntax error', code: '42601' }],
     ['a plain bug', new TypeError('x is undefined')],
     ['a provider refusing a connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED', port: 8080 })],
+    ['a provider resetting a read (no port, unmarked)', new Error('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }) })],
     ['nothing', undefined],
     ['a string', 'ECONNREFUSED'],
   ])('%s is not', (_what, err) => {

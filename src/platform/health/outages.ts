@@ -26,6 +26,25 @@ const OUTAGE_MESSAGES = [
   /^Command timed out$/,
 ];
 
+interface OutageCandidate {
+  code?: unknown;
+  message?: unknown;
+  driverError?: unknown;
+  cause?: unknown;
+  name?: unknown;
+  port?: unknown;
+  dependency?: unknown;
+}
+
+/**
+ * Marks an error thrown by a dependency's own client (a pooled connection reset mid-query says
+ * `read ECONNRESET` with no port), so `isOutageError` counts its network code as that dependency's.
+ */
+export function fromDependency(err: unknown, dependency: Dependency): unknown {
+  if (err && typeof err === 'object' && !('dependency' in err)) Object.defineProperty(err, 'dependency', { value: dependency });
+  return err;
+}
+
 /**
  * Whether `err` (or what it wraps: TypeORM's `driverError`, a `cause`) says a backing service is
  * unreachable, rather than that a statement or command was wrong. A bare network error (refused,
@@ -33,11 +52,12 @@ const OUTAGE_MESSAGES = [
  * a connection is that provider's failure, not an outage here.
  */
 export function isOutageError(err: unknown, ports: ReadonlySet<number> = outages.ports): boolean {
-  let e = err as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; name?: unknown; port?: unknown } | undefined;
+  let e = err as OutageCandidate | undefined;
   for (let depth = 0; e && typeof e === 'object' && depth < 4; depth += 1) {
     if (e.name === 'MaxRetriesPerRequestError') return true;
     if (typeof e.code === 'string' && PG_OUTAGE_STATE.test(e.code)) return true;
-    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code) && typeof e.port === 'number' && ports.has(e.port)) return true;
+    const ours = e.dependency !== undefined || (typeof e.port === 'number' && ports.has(e.port));
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code) && ours) return true;
     if (typeof e.message === 'string' && OUTAGE_MESSAGES.some((re) => re.test(e!.message as string))) return true;
     e = (e.driverError ?? e.cause) as typeof e;
   }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../../core/index.js';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
+import { isOutageError, outages } from '../../../../platform/health/index.js';
 import { jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, type Character } from '../../../characters/index.js';
@@ -105,6 +106,7 @@ export class GenerationSteps {
       const changed = await inTransaction(this.ds, (tx) => this.failItem(tx, job));
       if (changed) await this.views.changed(job.workspaceId, contentId);
     } catch (err) {
+      if (isOutageError(err)) return outages.report(err); // the outage log says it once
       this.logger.warn({ msg: 'content not marked failed; the failure hook will', content_id: contentId, err: String(err) });
     }
   }

@@ -1,0 +1,37 @@
+/**
+ * Facts that leave the process through the outbox (mail, outbound webhooks, alerts): each event
+ * type and its payload. Payloads are plain JSON and carry no secret; a one-time secret a message
+ * needs (a link's token) travels in the event's `secret`, stored sealed and dropped once delivered.
+ */
+export interface OutboxEventPayloads {
+  /** secret: the verification token. */
+  'account.email_verification_requested': { userId: string; email: string };
+  /** secret: the token that confirms the new address (the message goes to `newEmail`). */
+  'account.email_change_requested': { userId: string; newEmail: string };
+  /** A notice to the old address once the change took effect. */
+  'account.email_changed': { userId: string; oldEmail: string; newEmail: string };
+  /** secret: the reset token. */
+  'account.password_reset_requested': { userId: string; email: string };
+  'account.password_changed': { userId: string; email: string };
+  /** Sent only to users who asked for sign-in alerts. `ipPrefix`: the address's /24 (IPv4) or /48 (IPv6). */
+  'account.new_sign_in': { userId: string; email: string; device: string; ipPrefix: string | null; at: string };
+  'account.export_ready': { userId: string; email: string; exportId: string; expiresAt: string };
+  'account.deletion_scheduled': { userId: string; email: string; purgeAt: string };
+  /** secret: the invitation token. */
+  'organisation.invitation_created': { invitationId: string; email: string; role: string; inviterName: string; workspaceName: string };
+}
+
+export type OutboxEventType = keyof OutboxEventPayloads;
+
+/** An event as its producer records it. `workspaceId`: where it happened (branding, tenant), null when nowhere. */
+export interface NewOutboxEvent<T extends OutboxEventType = OutboxEventType> {
+  type: T;
+  workspaceId: string | null;
+  payload: OutboxEventPayloads[T];
+  secret?: string;
+}
+
+/** An event as a subscriber receives it. */
+export type OutboxEvent<T extends OutboxEventType = OutboxEventType> = {
+  [K in T]: NewOutboxEvent<K> & { id: string; occurredAt: Date };
+}[T];

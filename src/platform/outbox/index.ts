@@ -1,0 +1,2 @@
+export { Outbox } from './outbox.js';
+export { OutboxModule } from './outbox.module.js';

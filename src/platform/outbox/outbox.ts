@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/index.js';
+import { newId, type NewOutboxEvent, type OutboxEventType } from '../../core/index.js';
+import { SealedBox } from '../crypto/index.js';
+import { jsonParam, type Tx } from '../database/index.js';
+
+/**
+ * Records an event in the caller's transaction: it is delivered after that transaction commits,
+ * and never when it rolls back. A context announces a fact here instead of calling whoever cares.
+ */
+@Injectable()
+export class Outbox {
+  private readonly box: SealedBox;
+
+  constructor(config: AppConfig) {
+    this.box = new SealedBox(config.tokenEncryptionKey, 'outbox-secrets');
+  }
+
+  async record<T extends OutboxEventType>(tx: Tx, event: NewOutboxEvent<T>): Promise<string> {
+    const id = newId('evt');
+    await tx.query('INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed) VALUES ($1, $2, $3, $4, $5)', [
+      id,
+      event.type,
+      event.workspaceId,
+      jsonParam(event.payload),
+      event.secret === undefined ? null : this.box.seal(event.secret, id),
+    ]);
+    return id;
+  }
+
+  /** The secret of event `id` as recorded (for the dispatcher). */
+  openSecret(sealed: string, id: string): string {
+    return this.box.open(sealed, id);
+  }
+}
