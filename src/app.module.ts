@@ -31,6 +31,7 @@ import { TalkingHeadModule } from './modules/talking-head/index.js';
 import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
 import { ModerationModule } from './modules/moderation/index.js';
+import { NotificationsModule } from './modules/notifications/index.js';
 import { BrandingModule, OrganisationsModule } from './modules/organisations/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
@@ -73,6 +74,7 @@ export class AppModule {
         AnalyticsModule,
         SelfHostedRoutingModule,
         BrandingModule,
+        NotificationsModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { parseNotificationsSettings, type NotificationsSettings } from '../modules/notifications/notifications.settings.js';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
 export class ConfigError extends Error {}
@@ -445,6 +446,33 @@ function jobRecoverySettings(env: Env): JobRecoverySettings {
   };
 }
 
+/**
+ * The outbox dispatcher (docs/mail.md): how often it looks for due events, how many it claims at
+ * once, the lease a claim holds, and the back-off of a failed delivery (base × 2^(attempt-1), capped,
+ * given up after `maxAttempts`). `dispatchInApi`: API processes dispatch too (workers always do).
+ */
+export interface OutboxSettings {
+  readonly dispatchInApi: boolean;
+  readonly pollMs: number;
+  readonly batch: number;
+  readonly leaseMs: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly maxAttempts: number;
+}
+
+function outboxSettings(env: Env): OutboxSettings {
+  return {
+    dispatchInApi: bool(env, 'OUTBOX_DISPATCH_IN_API', true),
+    pollMs: int(env, 'OUTBOX_POLL_MS', 250, 20, 60_000),
+    batch: int(env, 'OUTBOX_BATCH', 20, 1, 500),
+    leaseMs: int(env, 'OUTBOX_LEASE_MS', 120_000, 5_000, 3_600_000),
+    retryBaseMs: int(env, 'OUTBOX_RETRY_BASE_MS', 2_000, 10, 600_000),
+    retryMaxMs: int(env, 'OUTBOX_RETRY_MAX_MS', 600_000, 10, 86_400_000),
+    maxAttempts: int(env, 'OUTBOX_MAX_ATTEMPTS', 12, 1, 100),
+  };
+}
+
 /** The one typed, validated configuration. Nothing else reads process.env. */
 export class AppConfig {
   readonly nodeEnv: string;
@@ -522,6 +550,9 @@ export class AppConfig {
   readonly publishing: PublishingSettings;
   readonly analytics: AnalyticsSettings;
   readonly domains: DomainSettings;
+  readonly outbox: OutboxSettings;
+  /** Transactional mail (the notifications context's own settings). */
+  readonly notifications: NotificationsSettings;
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -703,6 +734,12 @@ export class AppConfig {
     this.outboundAllowHosts = str(env, 'OUTBOUND_ALLOW_HOSTS', '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     if (this.production && this.outboundAllowHosts.length > 0) {
       throw new ConfigError('OUTBOUND_ALLOW_HOSTS must be empty when NODE_ENV=production: it lets user-supplied URLs reach private addresses (tests only)');
+    }
+    this.outbox = outboxSettings(env);
+    try {
+      this.notifications = parseNotificationsSettings(env);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
     }
     this.mediaTools = { ffmpegPath: optional(env, 'FFMPEG_PATH'), ffprobePath: optional(env, 'FFPROBE_PATH') };
     if (this.production) refuseSharedSecrets(env);

@@ -11,6 +11,7 @@ import { jsonParam, type Tx } from '../database/index.js';
 @Injectable()
 export class Outbox {
   private readonly box: SealedBox;
+  private readonly recorded: Array<() => void> = [];
 
   constructor(config: AppConfig) {
     this.box = new SealedBox(config.tokenEncryptionKey, 'outbox-secrets');
@@ -25,7 +26,13 @@ export class Outbox {
       jsonParam(event.payload),
       event.secret === undefined ? null : this.box.seal(event.secret, id),
     ]);
+    for (const listener of this.recorded) listener();
     return id;
+  }
+
+  /** Called after each record in this process (the record's transaction commits a moment later). */
+  onRecorded(listener: () => void): void {
+    this.recorded.push(listener);
   }
 
   /** The secret of event `id` as recorded (for the dispatcher). */

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, memberLimitReached, newId, roleAtLeast, type WorkspaceRole } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog } from '../../audit/index.js';
 import { sameEmail, type Invitation } from '../domain/invitation.js';
@@ -44,6 +45,7 @@ export class MembersService {
     private readonly audit: AuditLog,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly outbox: Outbox,
   ) {}
 
   async list(workspaceId: string, userId: string): Promise<MemberList> {
@@ -63,7 +65,7 @@ export class MembersService {
       const org = await this.lockAsManager(tx, workspaceId, actorId);
       const email = who.userId ? await this.emailOfUser(tx, who.userId) : who.email!;
       await this.assertNewcomer(tx, org, email);
-      return this.issue(tx, workspaceId, actorId, email, role);
+      return this.issue(tx, org, actorId, email, role);
     });
   }
 
@@ -140,11 +142,20 @@ export class MembersService {
     }
   }
 
-  private async issue(tx: Tx, workspaceId: string, actorId: string, email: string, role: WorkspaceRole): Promise<IssuedInvitation> {
+  /** The invitation, its audit entry and its mail (sent after commit, through the outbox) in one transaction. */
+  private async issue(tx: Tx, org: Organisation, actorId: string, email: string, role: WorkspaceRole): Promise<IssuedInvitation> {
+    const workspaceId = org.id;
     const token = `pinv_${randomBytes(32).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.config.invitationTtlHours * 3600_000);
     const invitation = await this.repo.insertInvitation(tx, { id: newId('inv'), workspaceId, email, role, invitedBy: actorId, expiresAt, tokenHash: hashInvitationToken(token) });
     await this.audit.record(tx, { workspaceId, actorUserId: actorId, action: 'member.invited', targetType: 'invitation', targetId: invitation.id, details: { email, role } });
+    const inviter = await this.repo.findMember(workspaceId, actorId, tx);
+    await this.outbox.record(tx, {
+      type: 'organisation.invitation_created',
+      workspaceId,
+      payload: { invitationId: invitation.id, email, role, inviterName: inviter?.displayName || inviter?.email || 'A teammate', workspaceName: org.name },
+      secret: token,
+    });
     return { invitation, token };
   }
 }

@@ -52,6 +52,11 @@ export interface PageBranding {
   logoUrl: string | null;
 }
 
+/** What a message sent on behalf of a workspace shows: its page branding and its support address. */
+export interface MailBranding extends PageBranding {
+  supportEmail: string | null;
+}
+
 /**
  * A write of `changes` that failed on the uniqueness of verified domains, as the 409
  * `domain_taken` every route that changes branding answers; any other error as it came.
@@ -176,6 +181,17 @@ export class BrandingService {
     if (!found || !hasBranding(found)) return null;
     const v = this.view(found, null);
     return { displayName: v.displayName, primaryColor: v.primaryColor, secondaryColor: v.secondaryColor, logoUrl: v.logoUrl };
+  }
+
+  /**
+   * What a message sent on behalf of the workspace carries (its name, colours, logo, support
+   * address as reply-to); null when it has no branding of its own, and for a workspace gone.
+   */
+  async forMail(workspaceId: string): Promise<MailBranding | null> {
+    const found = await this.repo.find(this.ds.manager, workspaceId);
+    if (!found || !hasBranding(found)) return null;
+    const v = this.view(found, null);
+    return { displayName: v.displayName, primaryColor: v.primaryColor, secondaryColor: v.secondaryColor, logoUrl: v.logoUrl, supportEmail: v.supportEmail };
   }
 
   private view(b: Branding, claim: DomainClaim | null): BrandingView {
