@@ -64,7 +64,15 @@ export default {
       comment: 'config/ reads the environment for everyone else, so it must not reach into the adapters and contexts that read it; it depends on core/ at most.',
       severity: 'error',
       from: { path: '^src/config/', pathNot: notSpec },
-      to: { path: '^src/(platform|modules)/' },
+      // A context's own settings file (type + parser, architecture rule 10) is what config composes.
+      to: { path: '^src/(platform|modules)/', pathNot: '^src/modules/[^/]+/[^/]+\\.settings\\.ts$' },
+    },
+    {
+      name: 'settings-are-leaves',
+      comment: 'A context settings file is read by config/, so it imports nothing but core/: no adapter, context code or config of its own.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/[^/]+\\.settings\\.ts$' },
+      to: { path: '^src/(platform|modules|config)/' },
     },
     {
       name: 'no-circular',

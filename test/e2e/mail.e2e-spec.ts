@@ -84,7 +84,7 @@ describe('transactional mail through the offline mailbox (no SMTP_URL)', () => {
     await outboxSettled(backing);
     const rows = await sql(backing, 'SELECT id, status, provider_id, attempts, workspace_id, sent_at, event_id FROM mail_messages WHERE to_address = $1', [email]);
     expect(rows).toEqual([expect.objectContaining({ status: 'sent', attempts: 1, workspace_id: owner.workspace.id })]);
-    expect(rows[0].provider_id).toBe(`offline:${rows[0].id}`);
+    expect(rows[0].provider_id).toBe(`offline:${String(rows[0].id)}`);
     const [event] = await sql(backing, 'SELECT type, delivered_to, secret_sealed, attempts, last_error FROM outbox_events WHERE id = $1', [rows[0].event_id]);
     expect(event).toEqual({ type: INVITED, delivered_to: ['mail'], secret_sealed: null, attempts: 1, last_error: null });
   });
