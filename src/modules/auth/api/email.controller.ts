@@ -1,6 +1,6 @@
-import { Body, Controller, Header, HttpCode, Post, Put, Res } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Open, Product } from '../../../platform/auth/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
@@ -17,6 +17,14 @@ async function withRetryAfter<T>(res: Response, work: () => Promise<T>): Promise
     if (typeof details?.retry_after === 'number') res.setHeader('Retry-After', String(details.retry_after));
     throw err;
   }
+}
+
+/**
+ * An open route that spends a one-time token takes JSON only: the server also parses form bodies,
+ * which any page can post cross-site without CORS asking first.
+ */
+function assertJson(req: Request): void {
+  if (!req.is('application/json')) throw new AppError('unsupported_media_type', 'Send a JSON body (Content-Type: application/json).');
 }
 
 /** Proving the account's email address, and moving the account to another one. */
@@ -49,8 +57,9 @@ export class EmailController {
     description: 'An unknown, expired, used or replaced token all answer the same 400 invalid_verification_token.',
   })
   @ApiOkResponse({ type: EmailConfirmedView })
-  @ApiErrors('validation_failed', 'invalid_verification_token', 'email_taken', 'rate_limited')
-  async verify(@Body() dto: VerifyEmailDto): Promise<EmailConfirmedView> {
+  @ApiErrors('validation_failed', 'unsupported_media_type', 'invalid_verification_token', 'email_taken', 'rate_limited')
+  async verify(@Body() dto: VerifyEmailDto, @Req() req: Request): Promise<EmailConfirmedView> {
+    assertJson(req);
     const confirmed = await this.verification.confirm(dto.token);
     return { purpose: confirmed.purpose, email: confirmed.email, email_verified: true };
   }
