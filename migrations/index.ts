@@ -20,6 +20,7 @@ import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
 import { OwedFailureHooks1733310000000 } from './1733310000000-owed-failure-hooks.js';
 import { Outbox1733400000000 } from './1733400000000-outbox.js';
 import { MailMessages1733410000000 } from './1733410000000-mail-messages.js';
+import { EmailVerification1733420000000 } from './1733420000000-email-verification.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   OwedFailureHooks1733310000000,
   Outbox1733400000000,
   MailMessages1733410000000,
+  EmailVerification1733420000000,
 ];

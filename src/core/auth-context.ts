@@ -42,6 +42,11 @@ export interface Caller {
   scopes: readonly Scope[];
   sessionId?: string;
   apiKeyId?: string;
+  /**
+   * Whether the session's user has proven their email address. Set by the session check; absent
+   * counts as unverified. API keys do not carry it: their maker had to be verified to make them.
+   */
+  emailVerified?: boolean;
 }
 
 /** An API key can never do more than the scopes it was given. */

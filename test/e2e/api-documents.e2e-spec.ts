@@ -20,7 +20,7 @@ const run = promisify(execFile);
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 const LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 /** The open routes that count per client address (`@Open({authLimit: true})`). */
-const SIGN_IN_ROUTES = ['POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh'];
+const SIGN_IN_ROUTES = ['POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh', 'POST /api/v1/auth/verify-email'];
 
 interface Operation {
   label: string;

@@ -47,6 +47,7 @@ describe('auth', () => {
         user: {
           id: expect.stringMatching(/^user_[0-9A-Z]{26}$/),
           email: email.toLowerCase(),
+          email_verified: false,
           display_name: email.toLowerCase().split('@')[0],
           status: 'active',
           role: 'user',

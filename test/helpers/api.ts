@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { mailboxLink, tokenFromLink } from './mail.js';
 import type { TestServer } from './server.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from './server.js';
 
@@ -9,7 +10,7 @@ export const root = (server: TestServer) => request(`http://127.0.0.1:${server.p
 export interface TestUser {
   token: string;
   refreshToken: string;
-  user: { id: string; email: string; role: string };
+  user: { id: string; email: string; role: string; email_verified: boolean };
   workspace: { id: string; plan: string; credits_balance: number };
   auth: { Authorization: string };
 }
@@ -20,22 +21,38 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}.${process.pid}.${Date.now().toString(36)}.${n}@e2e.test`;
 }
 
-/** Registers a fresh user (Starter plan, 50 credits) and answers its tokens and workspace. */
-export async function registerUser(server: TestServer, overrides: Record<string, unknown> = {}): Promise<TestUser> {
+export interface RegisterOptions {
+  /**
+   * Verify the new user's email address through the dev mailbox (default), as a real user opens the
+   * emailed link; `false` leaves it unverified (publishing, buying and API keys then answer 403).
+   */
+  verified?: boolean;
+}
+
+/** Registers a fresh user (Starter plan, 50 credits), by default with its email verified, and answers its tokens and workspace. */
+export async function registerUser(server: TestServer, overrides: Record<string, unknown> = {}, opts: RegisterOptions = {}): Promise<TestUser> {
   const email = (overrides.email as string) ?? uniqueEmail();
   const res = await api(server)
     .post('/auth/register')
     .send({ email, password: 'correct-horse-battery', accept_terms: true, accept_privacy: true, ...overrides });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (opts.verified !== false) await verifyEmail(server, res.body.user.email);
   const me = await api(server).get('/auth/me').set('Authorization', `Bearer ${res.body.access_token}`);
   if (me.status !== 200) throw new Error(`me failed: ${me.status} ${JSON.stringify(me.body)}`);
   return {
     token: res.body.access_token,
     refreshToken: res.body.refresh_token,
-    user: res.body.user,
+    user: { ...res.body.user, email_verified: me.body.user.email_verified },
     workspace: me.body.workspace,
     auth: { Authorization: `Bearer ${res.body.access_token}` },
   };
+}
+
+/** Opens the newest verification link mailed to `email` (read from the dev mailbox) with POST /auth/verify-email. */
+export async function verifyEmail(server: TestServer, email: string): Promise<void> {
+  const link = await mailboxLink(server, email, 'account.email_verification_requested');
+  const res = await api(server).post('/auth/verify-email').send({ token: tokenFromLink(link) });
+  if (res.status !== 200) throw new Error(`verify-email failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 /** Logs in as the admin account the server made from ADMIN_EMAIL/ADMIN_PASSWORD. */

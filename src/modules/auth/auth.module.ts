@@ -4,11 +4,14 @@ import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
+import { EmailController } from './api/email.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
 import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
+import { EmailChangeService } from './application/email-change.service.js';
+import { EmailVerificationService } from './application/email-verification.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
 import { PasswordRules } from './application/password-rules.js';
 import { SessionCheck } from './application/session-check.js';
@@ -17,6 +20,7 @@ import { SessionsService } from './application/sessions.service.js';
 import { SignInAudit } from './application/sign-in-audit.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
+import { EmailTokensRepository } from './infrastructure/email-tokens.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session strategies the global guard and the socket gateway use. */
@@ -26,7 +30,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, EmailController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -44,6 +48,9 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     SessionJwtStrategy,
     SessionRecheckStrategy,
     BoardTokenStrategy,
+    EmailTokensRepository,
+    EmailVerificationService,
+    EmailChangeService,
   ],
   exports: [AccountsFacade],
 })

@@ -6,6 +6,9 @@ export const AUTH_ERRORS = {
   invalid_refresh_token: 401,
   refresh_token_reused: 401,
   email_taken: 409,
+  invalid_verification_token: 400,
+  current_password_incorrect: 403,
+  email_already_verified: 409,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

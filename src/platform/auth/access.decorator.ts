@@ -11,18 +11,23 @@ export const ACCESS_KEY = 'ps:access';
  */
 export type AccessRule =
   | { surface: 'open'; authLimit?: boolean; openLimit?: boolean }
-  | { surface: 'product'; plans?: Plan[]; roles?: Role[] }
+  | { surface: 'product'; plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean }
   | { surface: 'public'; scopes: Scope[] };
 
 /** One declaration per route; the global guard refuses any route without it. */
 export function Access(rule: AccessRule): MethodDecorator & ClassDecorator {
   // An open route under the per-address limit may answer 429 without declaring it itself.
   const docs = rule.surface === 'open' ? (rule.openLimit ? [ApiErrors('rate_limited')] : []) : rule.surface === 'public' ? [ApiSecurity('api_key')] : [ApiBearerAuth()];
+  if (rule.surface === 'product' && rule.verifiedEmail) docs.push(ApiErrors('email_not_verified'));
   return applyDecorators(SetMetadata(ACCESS_KEY, rule), ...docs);
 }
 
 export const Open = (opts: { authLimit?: boolean; openLimit?: boolean } = {}) => Access({ surface: 'open', ...opts });
-export const Product = (opts: { plans?: Plan[]; roles?: Role[] } = {}) => Access({ surface: 'product', ...opts });
+/**
+ * `verifiedEmail`: only a user whose email address is verified may call it (publishing, buying,
+ * making API keys); others are refused with 403 `email_not_verified`.
+ */
+export const Product = (opts: { plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean } = {}) => Access({ surface: 'product', ...opts });
 export const PublicApi = (...scopes: Scope[]) => Access({ surface: 'public', scopes });
 
 export const MIN_ROLE_KEY = 'ps:min-role';

@@ -17,7 +17,8 @@ type AccessRequest = Request & RateLimitedRequest;
  *
  * What is counted is what was counted before passport: a refused surface or a token that does not
  * verify costs nothing; a verified token of an ended session was already counted by the session
- * check; every authenticated request is counted, so a 429 comes before a 403.
+ * check; every authenticated request is counted, so a 429 comes before a 403. A route declared
+ * `verifiedEmail` refuses a session whose user has not verified their address, after the plan and role checks.
  */
 @Injectable()
 export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY]) {
@@ -53,6 +54,9 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
       }
       if (rule.plans && !rule.plans.includes(caller.plan)) {
         throw planRequired(rule.plans, caller.plan);
+      }
+      if (rule.verifiedEmail && caller.emailVerified !== true) {
+        throw new AppError('email_not_verified', 'Verify your email address first: open the link we emailed you, or ask for a new one (POST /auth/verify-email/request).');
       }
     } else {
       if (!PLAN_LIMITS[caller.plan].publicApi) {

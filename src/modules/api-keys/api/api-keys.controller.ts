@@ -14,7 +14,7 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
-  @Product({ plans: ['agency'] })
+  @Product({ plans: ['agency'], verifiedEmail: true })
   @MinRole('admin')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key. The secret `key` is shown in this answer only.' })

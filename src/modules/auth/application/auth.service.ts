@@ -11,6 +11,7 @@ import { workspaceNameFor, type Account, type Membership, type User } from '../d
 import { defaultDisplayName, normalizeEmail } from '../domain/password-policy.js';
 import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
+import { EmailVerificationService } from './email-verification.service.js';
 import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
 import { PasswordRules } from './password-rules.js';
@@ -57,9 +58,10 @@ export class AuthService {
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
     private readonly signIns: SignInAudit,
+    private readonly emailVerification: EmailVerificationService,
   ) {}
 
-  /** Workspace, user, signup grant and first session commit together; a taken email (any case) is 409. */
+  /** Workspace, user, signup grant, the verification mail's event and first session commit together; a taken email (any case) is 409. */
   async register(input: Registration, client: ClientInfo): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
     const displayName = input.displayName || defaultDisplayName(email);
@@ -82,6 +84,7 @@ export class AuthService {
           await this.billing.credit(tx, { workspaceId, amount: this.config.signupCredits, reason: 'signup_grant', refType: 'user', refId: user.id });
         }
         if (input.invitationToken) await this.organisations.acceptOnRegister(tx, user.id, email, input.invitationToken);
+        await this.emailVerification.recordOnRegistration(tx, user, workspaceId);
         return { user, ...(await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client)) };
       });
     } catch (err) {

@@ -104,6 +104,7 @@ export class SessionCheck {
       plan: account.workspace.plan,
       scopes: SCOPES,
       sessionId,
+      emailVerified: account.user.emailVerifiedAt !== null,
     };
     this.accounts.set(caller, account);
     return caller;

@@ -12,6 +12,8 @@ export interface User {
   locale: string;
   onboardingStep: string;
   createdAt: Date;
+  /** When the current address was proven; null until then (contract: unverified accounts cannot publish, buy or make API keys). */
+  emailVerifiedAt: Date | null;
 }
 
 export interface Workspace {

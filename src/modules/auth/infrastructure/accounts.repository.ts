@@ -24,6 +24,8 @@ export interface NewUser {
   displayName: string;
   role: Role;
   locale?: string;
+  /** Made with its address already proven (the operator's admin account); otherwise unverified. */
+  emailVerified?: boolean;
 }
 
 /** Users and workspaces: the accounts side of the auth context. */
@@ -42,12 +44,12 @@ export class AccountsRepository {
   async insertUser(tx: Tx, u: NewUser): Promise<User> {
     const rows: UserRow[] = await tx.query(
       `WITH created AS (
-         INSERT INTO users AS u (id, workspace_id, email, password_hash, display_name, role, locale)
-         VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, 'en'))
+         INSERT INTO users AS u (id, workspace_id, email, password_hash, display_name, role, locale, email_verified_at)
+         VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, 'en'), CASE WHEN $8::boolean THEN now() END)
          RETURNING ${USER_COLUMNS}),
        owner AS (INSERT INTO memberships (workspace_id, user_id, role) SELECT workspace_id, id, 'owner' FROM created)
        SELECT * FROM created`,
-      [u.id, u.workspaceId, u.email, u.passwordHash, u.displayName, u.role, u.locale ?? null],
+      [u.id, u.workspaceId, u.email, u.passwordHash, u.displayName, u.role, u.locale ?? null, u.emailVerified === true],
     );
     return toUser(rows[0]);
   }
@@ -57,6 +59,11 @@ export class AccountsRepository {
       `SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE lower(u.email) = lower($1)`,
       [email],
     );
+    return rows[0] ? { ...toUser(rows[0]), passwordHash: rows[0].password_hash } : null;
+  }
+
+  async findCredentialsById(userId: string): Promise<(User & { passwordHash: string }) | null> {
+    const rows: Array<UserRow & { password_hash: string }> = await this.ds.query(`SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE u.id = $1`, [userId]);
     return rows[0] ? { ...toUser(rows[0]), passwordHash: rows[0].password_hash } : null;
   }
 
@@ -95,6 +102,26 @@ export class AccountsRepository {
 
   async setRole(tx: Tx, userId: string, role: Role): Promise<void> {
     await tx.query('UPDATE users SET role = $2, updated_at = now() WHERE id = $1', [userId, role]);
+  }
+
+  /** The user's address, its proof and password hash, the row locked until the transaction ends; null for an unknown or disabled user. */
+  async lockUser(tx: Tx, userId: string): Promise<{ id: string; email: string; emailVerifiedAt: Date | null; passwordHash: string } | null> {
+    const rows: Array<{ id: string; email: string; email_verified_at: Date | null; password_hash: string }> = await tx.query(
+      "SELECT id, email, email_verified_at, password_hash FROM users WHERE id = $1 AND status = 'active' FOR UPDATE",
+      [userId],
+    );
+    const r = rows[0];
+    return r ? { id: r.id, email: r.email, emailVerifiedAt: r.email_verified_at, passwordHash: r.password_hash } : null;
+  }
+
+  /** Moves the user to a new, proven address. Throws the unique violation of users_email_lower_uq when it is taken. */
+  async changeEmail(tx: Tx, userId: string, email: string): Promise<void> {
+    await tx.query('UPDATE users SET email = $2, email_verified_at = now(), updated_at = now() WHERE id = $1', [userId, email]);
+  }
+
+  /** Marks the user's current address proven, if it was not already. */
+  async markEmailVerified(tx: Tx, userId: string): Promise<void> {
+    await tx.query('UPDATE users SET email_verified_at = now(), updated_at = now() WHERE id = $1 AND email_verified_at IS NULL', [userId]);
   }
 
   async getWorkspace(id: string, tx?: Tx): Promise<Workspace | null> {

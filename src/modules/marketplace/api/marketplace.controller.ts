@@ -49,7 +49,7 @@ export class MarketplaceController {
   }
 
   @Post(':id/purchase')
-  @Product()
+  @Product({ verifiedEmail: true })
   @MinRole('admin')
   @Idempotent()
   @ApiOperation({

@@ -21,7 +21,7 @@ export class ContentScheduleController {
   ) {}
 
   @Post('content/:id/schedule')
-  @Product()
+  @Product({ verifiedEmail: true })
   @MinRole('editor')
   @ApiOperation({ summary: "Schedule an approved or published item on its platform, or on the listed ones (one pending post each), each connected.", description: 'scheduled_at up to 60 s in the past is taken as now (published at once); older is 400.' })
   @ApiCreatedResponse({ type: ScheduledPostsEnvelope })

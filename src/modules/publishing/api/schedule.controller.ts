@@ -29,7 +29,7 @@ export class ScheduleController {
   ) {}
 
   @Post('generate')
-  @Product()
+  @Product({ verifiedEmail: true })
   @MinRole('editor')
   @ApiOperation({ summary: "Slots for the character's approved, unscheduled items: good hours of its timezone, 4 h apart per platform." })
   @ApiCreatedResponse({ type: GeneratedScheduleBody })
@@ -76,7 +76,7 @@ export class ScheduleController {
   }
 
   @Post(':id/publish-now')
-  @Product()
+  @Product({ verifiedEmail: true })
   @MinRole('editor')
   @Idempotent()
   @HttpCode(200)

@@ -8,6 +8,7 @@ export function userBody(u: User) {
   return {
     id: u.id,
     email: u.email,
+    email_verified: u.emailVerifiedAt !== null,
     display_name: u.displayName,
     status: u.status,
     role: u.role,
@@ -42,6 +43,7 @@ export function signedInBody(s: SignedIn) {
 export class UserView {
   @ApiProperty({ example: 'user_01J0000000000000000000000' }) id!: string;
   @ApiProperty() email!: string;
+  @ApiProperty({ description: 'Whether the address is verified; until it is, publishing, buying and creating API keys answer 403 email_not_verified.' }) email_verified!: boolean;
   @ApiProperty() display_name!: string;
   @ApiProperty({ enum: ['active', 'disabled'] }) status!: string;
   @ApiProperty({ enum: ['user', 'admin'] }) role!: string;
