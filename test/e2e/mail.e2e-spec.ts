@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { api, loginAdmin, registerUser, setPlan, uniqueEmail, type TestUser } from '../helpers/api.js';
 import { mailbox, mailboxLink, startSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/mail.js';
-import { ADMIN_EMAIL, createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
+import { ADMIN_EMAIL, createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 
 const APP_URL = 'https://app.persona.test';
 const INVITED = 'organisation.invitation_created';
@@ -190,14 +190,15 @@ describe('transactional mail over real SMTP', () => {
     const user = await registerUser(server);
     const rolledBack = uniqueEmail('rolled-back');
     const committed = uniqueEmail('committed');
-    const record = (email: string) => ['INSERT INTO outbox_events (id, type, workspace_id, payload) VALUES ($1, $2, NULL, $3)', [`evt_${randomBytes(8).toString('hex')}`, 'account.password_changed', JSON.stringify({ userId: user.user.id, email })]] as const;
+    const insert = 'INSERT INTO outbox_events (id, type, workspace_id, payload) VALUES ($1, $2, NULL, $3)';
+    const values = (email: string): unknown[] => [`evt_${randomBytes(8).toString('hex')}`, 'account.password_changed', JSON.stringify({ userId: user.user.id, email })];
     const client = new pg.Client({ connectionString: dbUrl(backing) });
     await client.connect();
     try {
       await client.query('BEGIN');
-      await client.query(...record(rolledBack));
+      await client.query(insert, values(rolledBack));
       await client.query('ROLLBACK');
-      await client.query(...record(committed));
+      await client.query(insert, values(committed));
     } finally {
       await client.end();
     }
@@ -213,6 +214,35 @@ describe('transactional mail over real SMTP', () => {
     const res = await api(server).get('/dev/mailbox').query({ to: 'a@b.test' });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
+  });
+});
+
+describe('dispatch on workers only (OUTBOX_DISPATCH_IN_API=false)', () => {
+  let backing: Backing;
+  let server: TestServer;
+  let worker: RunningProcess | undefined;
+
+  beforeAll(async () => {
+    backing = await createBacking({ services: true });
+    server = await startServer(backing, { ...BASE_ENV, OUTBOX_DISPATCH_IN_API: 'false' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await server?.stop();
+    await backing?.cleanup();
+  });
+
+  it('leaves events to the worker: nothing is sent until one runs, then each once', async () => {
+    const owner = await agencyOwner(server);
+    const email = uniqueEmail('worker');
+    await invite(server, owner, email);
+    // The API process does not dispatch: the event waits (checked over several poll intervals).
+    await expect(mailboxLink(server, email, INVITED, { timeoutMs: 1_500 })).rejects.toThrow(/timed out/);
+    worker = await startWorker(backing, { ...BASE_ENV });
+    await mailboxLink(server, email, INVITED);
+    await outboxSettled(backing);
+    expect(await mailbox(server, email)).toHaveLength(1);
   });
 });
 
