@@ -4,12 +4,16 @@ import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
+import { PasswordController } from './api/password.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
 import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
+import { NewPassword } from './application/new-password.js';
+import { PasswordChangeService } from './application/password-change.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
+import { PasswordResetService } from './application/password-reset.service.js';
 import { PasswordRules } from './application/password-rules.js';
 import { SessionCheck } from './application/session-check.js';
 import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
@@ -18,6 +22,7 @@ import { SignInAudit } from './application/sign-in-audit.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
+import { PasswordsRepository } from './infrastructure/passwords.repository.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session strategies the global guard and the socket gateway use. */
 @Module({
@@ -26,7 +31,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, PasswordController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -44,6 +49,10 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     SessionJwtStrategy,
     SessionRecheckStrategy,
     BoardTokenStrategy,
+    PasswordsRepository,
+    NewPassword,
+    PasswordResetService,
+    PasswordChangeService,
   ],
   exports: [AccountsFacade],
 })
