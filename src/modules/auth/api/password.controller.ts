@@ -3,13 +3,14 @@ import { ApiAcceptedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from
 import type { Request } from 'express';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Open, Product } from '../../../platform/auth/index.js';
-import { ApiErrors } from '../../../platform/http/index.js';
+import { ApiErrors, JsonOnly } from '../../../platform/http/index.js';
 import { PasswordChangeService } from '../application/password-change.service.js';
 import { PasswordResetService } from '../application/password-reset.service.js';
 import { ChangePasswordDto, FORGOT_PASSWORD_ANSWER, ForgotPasswordDto, ForgotPasswordView, ResetPasswordDto } from './dto/password.dto.js';
 
-/** Forgot, reset and change password (docs/accounts-passwords.md). */
+/** Forgot, reset and change password (docs/accounts-passwords.md). JSON bodies only: no cross-site form can reach them. */
 @ApiTags('auth')
+@JsonOnly()
 @Controller('auth/password')
 export class PasswordController {
   constructor(
