@@ -21,6 +21,7 @@ import { OwedFailureHooks1733310000000 } from './1733310000000-owed-failure-hook
 import { Outbox1733400000000 } from './1733400000000-outbox.js';
 import { MailMessages1733410000000 } from './1733410000000-mail-messages.js';
 import { EmailVerification1733420000000 } from './1733420000000-email-verification.js';
+import { PasswordResets1733430000000 } from './1733430000000-password-resets.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   Outbox1733400000000,
   MailMessages1733410000000,
   EmailVerification1733420000000,
+  PasswordResets1733430000000,
 ];

@@ -431,6 +431,34 @@ function refuseSharedSecrets(env: Env): void {
  * skip a tick) puts them back, so a dead worker's job runs again within lockMs + 2 × stalledCheckMs. `sweepIntervalMs`: how often open rows without a queue message (lost in
  * Redis) are re-sent, and how old they must be.
  */
+/** Password reset and change (docs/accounts-passwords.md). */
+export interface PasswordSettings {
+  /** `PASSWORD_RESET_TTL_MINUTES`: how long a mailed reset link works (fractions allowed, for tests). */
+  resetTtlMinutes: number;
+  /** `PASSWORD_FORGOT_PER_EMAIL_PER_HOUR`: reset requests per address in an hour. */
+  forgotPerEmailPerHour: number;
+  /** `PASSWORD_FORGOT_PER_IP_PER_HOUR`: reset requests per client address in an hour. */
+  forgotPerIpPerHour: number;
+  /** `PASSWORD_RESET_FAILURES_PER_IP`: wrong reset tokens per client address in 15 minutes. */
+  resetFailuresPerIp: number;
+  /** `PASSWORD_CHANGE_FAILURES_PER_USER`: wrong current passwords per user in 15 minutes. */
+  changeFailuresPerUser: number;
+}
+
+function passwordSettings(env: Env): PasswordSettings {
+  const ttl = optional(env, 'PASSWORD_RESET_TTL_MINUTES');
+  if (ttl !== undefined && (!/^\d+(\.\d+)?$/.test(ttl) || !(Number(ttl) > 0) || Number(ttl) > 24 * 60)) {
+    throw new ConfigError(`PASSWORD_RESET_TTL_MINUTES must be a number of minutes above 0 and at most 1440, got "${ttl}"`);
+  }
+  return {
+    resetTtlMinutes: ttl === undefined ? 30 : Number(ttl),
+    forgotPerEmailPerHour: int(env, 'PASSWORD_FORGOT_PER_EMAIL_PER_HOUR', 5, 1, 10_000),
+    forgotPerIpPerHour: int(env, 'PASSWORD_FORGOT_PER_IP_PER_HOUR', 20, 1, 100_000),
+    resetFailuresPerIp: int(env, 'PASSWORD_RESET_FAILURES_PER_IP', 10, 1, 100_000),
+    changeFailuresPerUser: int(env, 'PASSWORD_CHANGE_FAILURES_PER_USER', 5, 1, 10_000),
+  };
+}
+
 export interface JobRecoverySettings {
   readonly lockMs: number;
   readonly stalledCheckMs: number;
@@ -532,6 +560,7 @@ export class AppConfig {
   readonly signupCredits: number;
   /** `INVITATION_TTL_HOURS`: how long a workspace invitation can be accepted (fractions allowed, for tests). */
   readonly invitationTtlHours: number;
+  readonly passwords: PasswordSettings;
   readonly prices: CreditPrices;
   readonly providers: ProviderSettings;
   readonly lora: LoraSettings;
@@ -621,6 +650,7 @@ export class AppConfig {
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);
     this.signupCredits = int(env, 'SIGNUP_CREDITS', 50, 0, 1_000_000);
     this.invitationTtlHours = positiveHours(env, 'INVITATION_TTL_HOURS', 7 * 24, 30 * 24);
+    this.passwords = passwordSettings(env);
     const price = (name: string, fallback: number) => int(env, `PRICE_${name}`, fallback, 0, 1_000_000);
     this.prices = {
       imagePerImage: price('IMAGE', 3),

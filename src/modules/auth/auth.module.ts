@@ -5,6 +5,7 @@ import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
 import { EmailController } from './api/email.controller.js';
+import { PasswordController } from './api/password.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
@@ -12,7 +13,10 @@ import { AdminBootstrap } from './application/admin-bootstrap.js';
 import { AuthService } from './application/auth.service.js';
 import { EmailChangeService } from './application/email-change.service.js';
 import { EmailVerificationService } from './application/email-verification.service.js';
+import { NewPassword } from './application/new-password.js';
+import { PasswordChangeService } from './application/password-change.service.js';
 import { PasswordHasher } from './application/password-hasher.js';
+import { PasswordResetService } from './application/password-reset.service.js';
 import { PasswordRules } from './application/password-rules.js';
 import { SessionCheck } from './application/session-check.js';
 import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
@@ -22,6 +26,7 @@ import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { EmailTokensRepository } from './infrastructure/email-tokens.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
+import { PasswordsRepository } from './infrastructure/passwords.repository.js';
 
 /** Users, workspaces, sessions and refresh tokens; the session strategies the global guard and the socket gateway use. */
 @Module({
@@ -30,7 +35,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController, EmailController],
+  controllers: [AuthController, EmailController, PasswordController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -51,6 +56,10 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     EmailTokensRepository,
     EmailVerificationService,
     EmailChangeService,
+    PasswordsRepository,
+    NewPassword,
+    PasswordResetService,
+    PasswordChangeService,
   ],
   exports: [AccountsFacade],
 })

@@ -9,6 +9,7 @@ export const AUTH_ERRORS = {
   invalid_verification_token: 400,
   current_password_incorrect: 403,
   email_already_verified: 409,
+  invalid_reset_token: 400,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

@@ -19,6 +19,9 @@ function run(exception: unknown, statuses: ErrorStatusMap = STATUSES, request: R
     setHeader(name: string, value: string) {
       headers[name.toLowerCase()] = value;
     },
+    getHeader(name: string) {
+      return headers[name.toLowerCase()];
+    },
     status(s: number) {
       sent.status = s;
       return this;
@@ -96,5 +99,14 @@ describe('AppExceptionFilter', () => {
     const out = run(new AppError('service_unavailable', 'A dependency is down.', { checks: { database: 'down' } }));
     expect(out.status).toBe(503);
     expect(Number(lastHeaders['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('sends Retry-After for a rate_limited refusal whose details say when, and keeps one already set', () => {
+    run(new AppError('rate_limited', 'Too many.', { limit: 5, retry_after: 1234 }));
+    expect(lastHeaders['retry-after']).toBe('1234');
+    run(new AppError('rate_limited', 'Too many.', { limit: 5 }));
+    expect(lastHeaders['retry-after']).toBeUndefined();
+    run(new AppError('validation_failed', 'Bad.', { retry_after: 9 }));
+    expect(lastHeaders['retry-after']).toBeUndefined();
   });
 });

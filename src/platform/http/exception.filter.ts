@@ -44,6 +44,11 @@ export class AppExceptionFilter implements ExceptionFilter {
     // Also for answers given before the API's no-store middleware ran (a body parser's 400 or 413).
     res.setHeader('Cache-Control', 'no-store');
     if (err.code === 'service_unavailable') res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_S));
+    // A limit refused outside the throttler (a budget, the sign-in failures) says when in its details.
+    if (err.code === 'rate_limited' && !res.getHeader('Retry-After')) {
+      const retryAfter = retryAfterOf(err);
+      if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+    }
     res.status(status).json({
       statusCode: status,
       code: err.code,
@@ -100,4 +105,10 @@ function messageOf(e: HttpException): string {
 
 function describe(e: unknown): Record<string, unknown> {
   return e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : { value: String(e) };
+}
+
+/** `details.retry_after` of a rate-limit refusal, when it is a whole number of seconds. */
+function retryAfterOf(err: AppError): number | undefined {
+  const value = (err.details as { retry_after?: unknown } | undefined)?.retry_after;
+  return Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }

@@ -11,3 +11,4 @@ export * from './input-guard.js';
 export * from './edge.js';
 export * from './openapi.js';
 export * from './webhook-precheck.js';
+export * from './json-only.js';

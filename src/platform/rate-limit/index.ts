@@ -1,4 +1,5 @@
 export * from './rate-limiter.js';
+export { Budgets, hashedKey, type Budget } from './budgets.js';
 export type { RateLimitedRequest } from './throttlers.js';
 // RateLimitModule and RateLimitGuard are imported by their files, by the app module and the access
 // guard only: they load @nestjs/throttler, a CommonJS package that requires Nest's ES modules. Node

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/index.js';
 import { RedisConnections } from '../redis/redis.module.js';
+import { Budgets } from './budgets.js';
 import { CounterStore, MemoryCounterStore, RedisCounterStore } from './counter-store.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -23,7 +24,7 @@ export const COUNTER_STORE = Symbol('CounterStore');
 })
 class CounterStoreModule {}
 
-/** Request limits through @nestjs/throttler (`RateLimitGuard`), and the access stamps and sign-in counters beside them. */
+/** Request limits through @nestjs/throttler (`RateLimitGuard`), and the access stamps, sign-in counters and budgets beside them. */
 @Global()
 @Module({
   imports: [
@@ -36,8 +37,9 @@ class CounterStoreModule {}
       inject: [AppConfig, COUNTER_STORE],
       useFactory: (config: AppConfig, store: CounterStore) => new RateLimiter(config, store),
     },
+    { provide: Budgets, inject: [COUNTER_STORE], useFactory: (store: CounterStore) => new Budgets(store) },
     RateLimitGuard,
   ],
-  exports: [RateLimiter, RateLimitGuard],
+  exports: [RateLimiter, Budgets, RateLimitGuard],
 })
 export class RateLimitModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { PreparedReads, type Tx } from '../../../platform/database/index.js';
+import { changedRows, PreparedReads, type Tx } from '../../../platform/database/index.js';
 import type { WorkspaceRole } from '../../../core/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
 import type { Account } from '../domain/accounts.js';
@@ -133,5 +133,21 @@ export class SessionsRepository {
       [sessionId, reason],
     );
     return count === 1;
+  }
+
+  /**
+   * Ends every live session of the user but `keepSessionId` (none when absent): their access tokens
+   * and refresh-token families stop working at once. Answers the workspaces of the sessions it
+   * ended, whose access stamps the caller moves after commit.
+   */
+  async revokeUserSessions(tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<string[]> {
+    const rows: Array<{ workspace_id: string }> = await changedRows(
+      tx,
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2
+       WHERE user_id = $1 AND revoked_at IS NULL AND id <> $3
+       RETURNING workspace_id`,
+      [userId, reason, keepSessionId ?? ''],
+    );
+    return [...new Set(rows.map((r) => r.workspace_id))];
   }
 }
