@@ -42,6 +42,11 @@ export interface Caller {
   scopes: readonly Scope[];
   sessionId?: string;
   apiKeyId?: string;
+  /**
+   * The workspace requires two-factor sign-in and this user has not enabled it: the access guard
+   * refuses every product route but those needed to comply (403 `mfa_required`).
+   */
+  mfaRequirementUnmet?: boolean;
 }
 
 /** An API key can never do more than the scopes it was given. */

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
+import { TwoFactorController } from './api/two-factor.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
@@ -15,6 +16,11 @@ import { SessionCheck } from './application/session-check.js';
 import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { SignInAudit } from './application/sign-in-audit.js';
+import { MfaChallenges } from './application/mfa-challenges.js';
+import { MfaSignIn } from './application/mfa-sign-in.js';
+import { SecondFactor } from './application/second-factor.js';
+import { TwoFactorService } from './application/two-factor.service.js';
+import { TwoFactorRepository } from './infrastructure/two-factor.repository.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
@@ -26,7 +32,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, TwoFactorController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -44,6 +50,11 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     SessionJwtStrategy,
     SessionRecheckStrategy,
     BoardTokenStrategy,
+    TwoFactorRepository,
+    SecondFactor,
+    MfaChallenges,
+    MfaSignIn,
+    TwoFactorService,
   ],
   exports: [AccountsFacade],
 })

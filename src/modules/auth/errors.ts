@@ -6,6 +6,12 @@ export const AUTH_ERRORS = {
   invalid_refresh_token: 401,
   refresh_token_reused: 401,
   email_taken: 409,
+  current_password_incorrect: 403,
+  invalid_mfa_code: 400,
+  invalid_mfa_token: 401,
+  mfa_already_enabled: 409,
+  mfa_setup_required: 409,
+  mfa_not_enabled: 409,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

@@ -28,8 +28,9 @@ class FakeSessions {
     return {
       expiresAt: this.expiresAt,
       memberRole: 'owner',
+      workspaceRequiresMfa: false,
       account: {
-        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
+        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: false, createdAt },
         workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },
       },
     };

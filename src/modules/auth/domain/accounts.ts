@@ -11,6 +11,8 @@ export interface User {
   role: Role;
   locale: string;
   onboardingStep: string;
+  /** Two-factor sign-in (TOTP) is in force. */
+  mfaEnabled: boolean;
   createdAt: Date;
 }
 

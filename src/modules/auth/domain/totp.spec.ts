@@ -17,7 +17,7 @@ const RFC_SECRET = Buffer.from('12345678901234567890', 'ascii');
 
 describe('HOTP (RFC 4226 appendix D)', () => {
   const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
-  it.each(expected.map((code, counter) => [counter, code]))('counter %i gives %s', (counter, code) => {
+  it.each(expected.map((code, counter): [number, string] => [counter, code]))('counter %i gives %s', (counter, code) => {
     expect(hotp(RFC_SECRET, counter)).toBe(code);
   });
 });

@@ -13,6 +13,7 @@ export function userBody(u: User) {
     role: u.role,
     locale: u.locale,
     onboarding_step: u.onboardingStep,
+    mfa_enabled: u.mfaEnabled,
     created_at: u.createdAt.toISOString(),
   };
 }
@@ -47,6 +48,7 @@ export class UserView {
   @ApiProperty({ enum: ['user', 'admin'] }) role!: string;
   @ApiProperty({ example: 'en' }) locale!: string;
   @ApiProperty({ example: 'welcome' }) onboarding_step!: string;
+  @ApiProperty({ description: 'Two-factor sign-in (TOTP) is on.' }) mfa_enabled!: boolean;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
