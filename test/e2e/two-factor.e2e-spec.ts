@@ -62,7 +62,7 @@ describe('two-factor sign-in (TOTP)', () => {
   beforeAll(async () => {
     backing = await createBacking();
     server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000' });
-  });
+   }, 180_000);
   afterAll(async () => {
     await server?.stop();
     await backing?.cleanup();
@@ -389,7 +389,7 @@ describe('two-factor sign-in: the mfa token expires', () => {
   beforeAll(async () => {
     backing = await createBacking();
     server = await startServer(backing, { AUTH_RATE_LIMIT_PER_MINUTE: '1000', MFA_TOKEN_TTL_SECONDS: '1' });
-  });
+   }, 180_000);
   afterAll(async () => {
     await server?.stop();
     await backing?.cleanup();
