@@ -22,6 +22,7 @@ import { Outbox1733400000000 } from './1733400000000-outbox.js';
 import { MailMessages1733410000000 } from './1733410000000-mail-messages.js';
 import { EmailVerification1733420000000 } from './1733420000000-email-verification.js';
 import { PasswordResets1733430000000 } from './1733430000000-password-resets.js';
+import { TwoFactor1733440000000 } from './1733440000000-two-factor.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   MailMessages1733410000000,
   EmailVerification1733420000000,
   PasswordResets1733430000000,
+  TwoFactor1733440000000,
 ];

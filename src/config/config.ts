@@ -524,6 +524,8 @@ export class AppConfig {
   readonly jwtAudience: string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlDays: number;
+  /** Life of the single-use token between a password and a second-factor code (POST /auth/mfa/verify). */
+  readonly mfaTokenTtlSeconds: number;
   readonly tokenEncryptionKey: string;
   /** HMAC key of signed media URLs. */
   readonly mediaSigningKey: string;
@@ -605,6 +607,7 @@ export class AppConfig {
     this.jwtAudience = str(env, 'JWT_AUDIENCE', 'persona-studio-api');
     this.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86400);
     this.refreshTokenTtlDays = int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365);
+    this.mfaTokenTtlSeconds = int(env, 'MFA_TOKEN_TTL_SECONDS', 300, 1, 900);
     this.tokenEncryptionKey = secret(env, 'TOKEN_ENCRYPTION_KEY', this.production, this.dataDir, 32);
     this.mediaSigningKey = mediaSigningKey(env, this.jwtSecret, this.tokenEncryptionKey, this.production);
     this.mediaUrlTtlSeconds = int(env, 'MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600);

@@ -47,6 +47,11 @@ export interface Caller {
    * counts as unverified. API keys do not carry it: their maker had to be verified to make them.
    */
   emailVerified?: boolean;
+  /**
+   * The workspace requires two-factor sign-in and this user has not enabled it: the access guard
+   * refuses every product route but those needed to comply (403 `mfa_required`).
+   */
+  mfaRequirementUnmet?: boolean;
 }
 
 /** An API key can never do more than the scopes it was given. */

@@ -53,6 +53,7 @@ describe('auth', () => {
           role: 'user',
           locale: 'pt-BR',
           onboarding_step: 'welcome',
+          mfa_enabled: false,
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         },
         access_token: expect.any(String),

@@ -6,6 +6,7 @@ import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
 import { EmailController } from './api/email.controller.js';
 import { PasswordController } from './api/password.controller.js';
+import { TwoFactorController } from './api/two-factor.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
@@ -22,6 +23,11 @@ import { SessionCheck } from './application/session-check.js';
 import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { SignInAudit } from './application/sign-in-audit.js';
+import { MfaChallenges } from './application/mfa-challenges.js';
+import { MfaSignIn } from './application/mfa-sign-in.js';
+import { SecondFactor } from './application/second-factor.js';
+import { TwoFactorService } from './application/two-factor.service.js';
+import { TwoFactorRepository } from './infrastructure/two-factor.repository.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { EmailTokensRepository } from './infrastructure/email-tokens.repository.js';
@@ -35,7 +41,7 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController, EmailController, PasswordController],
+  controllers: [AuthController, EmailController, PasswordController, TwoFactorController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -60,6 +66,11 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     NewPassword,
     PasswordResetService,
     PasswordChangeService,
+    TwoFactorRepository,
+    SecondFactor,
+    MfaChallenges,
+    MfaSignIn,
+    TwoFactorService,
   ],
   exports: [AccountsFacade],
 })

@@ -10,6 +10,11 @@ export const AUTH_ERRORS = {
   current_password_incorrect: 403,
   email_already_verified: 409,
   invalid_reset_token: 400,
+  invalid_mfa_code: 400,
+  invalid_mfa_token: 401,
+  mfa_already_enabled: 409,
+  mfa_setup_required: 409,
+  mfa_not_enabled: 409,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

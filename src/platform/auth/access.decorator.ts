@@ -7,11 +7,13 @@ export const ACCESS_KEY = 'ps:access';
 
 /**
  * How a route may be reached. `open`: no credentials (register, login, health, OAuth callback).
- * `product`: session tokens only. `public`: API keys only, with scopes.
+ * `product`: session tokens only; `mfaExempt` routes stay open to a member whose workspace requires
+ * two-factor sign-in they have not enabled yet (what they need to comply: enable it, see who they
+ * are, sign out, switch workspace). `public`: API keys only, with scopes.
  */
 export type AccessRule =
   | { surface: 'open'; authLimit?: boolean; openLimit?: boolean }
-  | { surface: 'product'; plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean }
+  | { surface: 'product'; plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean; mfaExempt?: boolean }
   | { surface: 'public'; scopes: Scope[] };
 
 /** One declaration per route; the global guard refuses any route without it. */
@@ -26,8 +28,9 @@ export const Open = (opts: { authLimit?: boolean; openLimit?: boolean } = {}) =>
 /**
  * `verifiedEmail`: only a user whose email address is verified may call it (publishing, buying,
  * making API keys); others are refused with 403 `email_not_verified`.
+ * `mfaExempt`: reachable by a member a workspace's two-factor requirement otherwise refuses (what they need to comply).
  */
-export const Product = (opts: { plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean } = {}) => Access({ surface: 'product', ...opts });
+export const Product = (opts: { plans?: Plan[]; roles?: Role[]; verifiedEmail?: boolean; mfaExempt?: boolean } = {}) => Access({ surface: 'product', ...opts });
 export const PublicApi = (...scopes: Scope[]) => Access({ surface: 'public', scopes });
 
 export const MIN_ROLE_KEY = 'ps:min-role';

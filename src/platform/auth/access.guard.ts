@@ -43,6 +43,9 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     await super.canActivate(ctx);
     await this.rateLimit.canActivate(ctx);
     const caller = ctx.switchToHttp().getRequest<AccessRequest>().caller!;
+    if (caller.mfaRequirementUnmet && !(rule.surface === 'product' && rule.mfaExempt)) {
+      throw new AppError('mfa_required', 'This workspace requires two-factor sign-in: enable it under /auth/mfa/totp/setup, then try again.');
+    }
     const minRole = this.reflector.getAllAndOverride<WorkspaceRole | undefined>(MIN_ROLE_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (minRole && !roleAtLeast(caller.workspaceRole, minRole)) {
       throw new AppError('insufficient_role', `This needs the ${minRole} role in the workspace; yours is ${caller.workspaceRole}.`, { required: minRole });

@@ -9,6 +9,8 @@ export interface CounterStore {
   incrementAndRead(key: string, windowSeconds: number, readKey: string): Promise<{ count: number; value: string | null }>;
   /** The count so far without adding a hit; 0 for an unknown or expired key. */
   peek(key: string): Promise<number>;
+  /** Takes back one hit of `key` (a reserved attempt that turned out to be allowed); nothing when it has expired. */
+  decrement(key: string): Promise<void>;
   /** The values of `keys` in one round trip, null for an unset one; counts nothing. */
   readMany(keys: string[]): Promise<Array<string | null>>;
   /**
@@ -44,6 +46,11 @@ export class MemoryCounterStore implements CounterStore {
     return entry && entry.expiresAt > Date.now() ? entry.count : 0;
   }
 
+  async decrement(key: string): Promise<void> {
+    const entry = this.counts.get(key);
+    if (entry && entry.expiresAt > Date.now() && entry.count > 0) entry.count -= 1;
+  }
+
   async readMany(keys: string[]): Promise<Array<string | null>> {
     return Promise.all(keys.map(async (key) => {
       const read = await this.peek(key);
@@ -74,9 +81,15 @@ return count`;
 const INCREMENT_IN_WINDOW_AND_READ = `${COUNT_IN_WINDOW}
 return {count, redis.call('GET', KEYS[2])}`;
 
+/** A DECR that never creates the key (an expired window stays gone, with no TTL-less leftover). */
+const DECREMENT_IF_PRESENT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
 type WindowedRedis = Redis & {
   incrementInWindow(key: string, windowSeconds: number): Promise<number>;
   incrementInWindowAndRead(key: string, readKey: string, windowSeconds: number): Promise<[number, string | null]>;
+  decrementIfPresent(key: string): Promise<number>;
 };
 
 export class RedisCounterStore implements CounterStore {
@@ -89,6 +102,7 @@ export class RedisCounterStore implements CounterStore {
     // ioredis sends it by EVALSHA and falls back to EVAL once if the server has not cached it.
     redis.defineCommand('incrementInWindow', { numberOfKeys: 1, lua: INCREMENT_IN_WINDOW });
     redis.defineCommand('incrementInWindowAndRead', { numberOfKeys: 2, lua: INCREMENT_IN_WINDOW_AND_READ });
+    redis.defineCommand('decrementIfPresent', { numberOfKeys: 1, lua: DECREMENT_IF_PRESENT });
     this.redis = redis as WindowedRedis;
   }
 
@@ -104,6 +118,10 @@ export class RedisCounterStore implements CounterStore {
 
   async peek(key: string): Promise<number> {
     return Number((await this.redis.get(`${this.prefix}:rl:${key}`)) ?? 0);
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.redis.decrementIfPresent(`${this.prefix}:rl:${key}`);
   }
 
   async readMany(keys: string[]): Promise<Array<string | null>> {

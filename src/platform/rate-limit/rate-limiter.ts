@@ -32,6 +32,24 @@ export function workspaceTracker(workspaceId: string): string {
 export const SIGN_IN_FAILURE_LIMIT = 10;
 export const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
 
+/**
+ * A budget of attempts at guessing something (a second-factor code): `limit` per subject in a fixed
+ * window of `windowSeconds`. An attempt is reserved before it is checked, so concurrent guesses
+ * cannot all slip under the limit, and refunded when it succeeds: only failures spend the budget.
+ */
+export interface AttemptBudget {
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  /** What a refused caller is told. */
+  message: string;
+}
+
+/** A reserved attempt; `refund` when it succeeded. */
+export interface AttemptTicket {
+  refund(): Promise<void>;
+}
+
 /** A request counted against its workspace's window, with the workspace's access stamp read alongside. */
 export interface WorkspaceHit {
   /** Requests in the current window, this one included. */
@@ -107,6 +125,21 @@ export class RateLimiter {
 
   async recordSignInFailure(email: string): Promise<void> {
     await this.store.increment(this.signInFailureKey(email, Date.now()), SIGN_IN_FAILURE_WINDOW_SECONDS);
+  }
+
+  /**
+   * Reserves one attempt of `subject` under `budget`, or refuses with 429 `rate_limited` (details:
+   * `limit`, `retry_after` seconds) once `limit` attempts in the window have failed.
+   */
+  async reserveAttempt(budget: AttemptBudget, subject: string): Promise<AttemptTicket> {
+    const now = Date.now();
+    const key = windowKey(`attempt:${budget.name}:${subject}`, budget.windowSeconds, now);
+    const count = await this.store.increment(key, budget.windowSeconds);
+    if (count > budget.limit) {
+      const { resetSeconds } = fixedWindow(count, budget.limit, budget.windowSeconds, now);
+      throw new AppError('rate_limited', budget.message, { limit: budget.limit, retry_after: resetSeconds });
+    }
+    return { refund: () => this.store.decrement(key) };
   }
 
   private signInFailureKey(email: string, nowMs: number): string {

@@ -39,6 +39,8 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.logout',
   'auth.refresh_token_reused',
+  'auth.mfa_enabled',
+  'auth.mfa_disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../../../core/index.js';
 import { CurrentCaller, Open, Product, MinRole } from '../../../platform/auth/index.js';
@@ -8,6 +8,7 @@ import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuthService } from '../application/auth.service.js';
 import type { ClientInfo } from '../application/sessions.service.js';
 import { MeView, membershipBody, SignedInView, signedInBody, SwitchedView, userBody, workspaceBody } from './dto/account.views.js';
+import { MfaChallengeView, mfaChallengeBody } from './dto/two-factor.views.js';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto, SwitchWorkspaceDto } from './dto/auth.dto.js';
 
 function clientOf(req: Request): ClientInfo {
@@ -40,13 +41,15 @@ export class AuthController {
   @Open({ authLimit: true })
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Sign in with email and password.' })
-  @ApiOkResponse({ type: SignedInView })
+  @ApiOperation({ summary: 'Sign in with email and password. With two-factor on, no session yet: `{mfa_required: true, mfa_token}` for POST /auth/mfa/verify.' })
+  @ApiExtraModels(SignedInView, MfaChallengeView)
+  @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(SignedInView) }, { $ref: getSchemaPath(MfaChallengeView) }] } })
   @ApiErrors('invalid_credentials', 'forbidden', 'rate_limited')
   async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     // Per-email failure limit; checked here because a refusal carries Retry-After.
     await this.limiter.assertSignInAllowed(dto.email, res);
-    return signedInBody(await this.auth.login(dto.email, dto.password, clientOf(req)));
+    const outcome = await this.auth.login(dto.email, dto.password, clientOf(req));
+    return 'mfaToken' in outcome ? mfaChallengeBody(outcome) : signedInBody(outcome);
   }
 
   @Post('refresh')
@@ -61,7 +64,7 @@ export class AuthController {
   }
 
   @Get('me')
-  @Product()
+  @Product({ mfaExempt: true })
   @MinRole('viewer')
   @ApiOperation({ summary: 'The signed-in user and their workspace.' })
   @ApiOkResponse({ type: MeView })
@@ -72,7 +75,7 @@ export class AuthController {
   }
 
   @Post('switch-workspace')
-  @Product()
+  @Product({ mfaExempt: true })
   @MinRole('viewer')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
@@ -85,7 +88,7 @@ export class AuthController {
   }
 
   @Post('logout')
-  @Product()
+  @Product({ mfaExempt: true })
   @MinRole('viewer')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the session: its access and refresh tokens stop working at once.' })

@@ -13,6 +13,7 @@ import { decideRefresh, hashRefreshToken } from '../domain/refresh-token.js';
 import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { EmailVerificationService } from './email-verification.service.js';
 import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
+import { MfaChallenges, type MfaChallenge } from './mfa-challenges.js';
 import { PasswordHasher } from './password-hasher.js';
 import { PasswordRules } from './password-rules.js';
 import { SessionCheck } from './session-check.js';
@@ -59,6 +60,7 @@ export class AuthService {
     private readonly config: AppConfig,
     private readonly signIns: SignInAudit,
     private readonly emailVerification: EmailVerificationService,
+    private readonly mfaChallenges: MfaChallenges,
   ) {}
 
   /** Workspace, user, signup grant, the verification mail's event and first session commit together; a taken email (any case) is 409. */
@@ -95,8 +97,11 @@ export class AuthService {
     }
   }
 
-  /** Unknown email and wrong password answer alike, in body and in time; failures count per email. */
-  async login(emailInput: string, password: string, client: ClientInfo): Promise<SignedIn> {
+  /**
+   * Unknown email and wrong password answer alike, in body and in time; failures count per email.
+   * With two-factor on, a right password starts no session: it answers a challenge for the code step.
+   */
+  async login(emailInput: string, password: string, client: ClientInfo): Promise<SignedIn | MfaChallenge> {
     const email = normalizeEmail(emailInput);
     const found = await this.accounts.findCredentialsByEmail(email);
     const ok = found ? await this.hasher.verify(found.passwordHash, password) : await this.hasher.verifyUnknownUser(password);
@@ -106,10 +111,21 @@ export class AuthService {
       throw invalidCredentials();
     }
     const { passwordHash: _hash, ...user } = found;
+    if (user.mfaEnabled) return this.mfaChallenges.issue(user.id);
+    return this.startSignedInSession(user, client);
+  }
+
+  /**
+   * The session a sign-in starts, with its bookkeeping (the audit entry, new-device checks) in the
+   * same transaction; `spendProof` runs first in it (a second factor's single-use marks), so a
+   * refused proof starts nothing.
+   */
+  async startSignedInSession(user: User, client: ClientInfo, spendProof?: (tx: Tx) => Promise<void>): Promise<SignedIn> {
     // A member who left (or was removed from) the workspace they signed up with lands in another of theirs.
     const workspaceId = await this.accounts.signInWorkspace(user.id, user.workspaceId);
     if (!workspaceId) throw new AppError('forbidden', 'This account belongs to no workspace any more.');
     const tokens = await inTransaction(this.ds, async (tx) => {
+      await spendProof?.(tx);
       const started = await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client);
       await this.signIns.signedIn(tx, { sessionId: started.sessionId, userId: user.id, workspaceId }, client);
       return started;

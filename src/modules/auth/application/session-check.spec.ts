@@ -14,6 +14,8 @@ class FakeSessions {
   reads = 0;
   live = true;
   plan: Plan = 'starter';
+  requiresMfa = false;
+  mfaEnabled = false;
   expiresAt = new Date(Date.now() + 86_400_000);
 
   constructor(
@@ -28,8 +30,9 @@ class FakeSessions {
     return {
       expiresAt: this.expiresAt,
       memberRole: 'owner',
+      workspaceRequiresMfa: this.requiresMfa,
       account: {
-        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt, emailVerifiedAt: createdAt },
+        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: this.mfaEnabled, createdAt, emailVerifiedAt: createdAt },
         workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },
       },
     };
@@ -66,6 +69,18 @@ describe('SessionCheck', () => {
     await limiter.bumpAccessStamp(workspaceId);
     expect(await auth.authenticate(token)).toBeNull();
     expect(sessions.reads).toBe(2);
+  });
+
+  it("marks the caller whose workspace requires two-factor they lack, and clears it once they enable it (after the stamp moves)", async () => {
+    const { auth, sessions, limiter, token, workspaceId } = setup();
+    expect((await auth.authenticate(token))!.caller.mfaRequirementUnmet).toBeUndefined();
+    sessions.requiresMfa = true;
+    await limiter.bumpAccessStamp(workspaceId);
+    expect((await auth.authenticate(token))!.caller.mfaRequirementUnmet).toBe(true);
+    sessions.mfaEnabled = true;
+    expect((await auth.authenticate(token))!.caller.mfaRequirementUnmet).toBe(true);
+    await limiter.bumpAccessStamp(workspaceId);
+    expect((await auth.authenticate(token))!.caller.mfaRequirementUnmet).toBeUndefined();
   });
 
   it('sees a plan change on the request after the stamp moves, and not before', async () => {

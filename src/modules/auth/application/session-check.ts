@@ -94,7 +94,7 @@ export class SessionCheck {
     return { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
   }
 
-  private callerOf({ account, memberRole }: LiveSession, sessionId: string): Caller {
+  private callerOf({ account, memberRole, workspaceRequiresMfa }: LiveSession, sessionId: string): Caller {
     const caller: Caller = {
       kind: 'session',
       userId: account.user.id,
@@ -105,6 +105,7 @@ export class SessionCheck {
       scopes: SCOPES,
       sessionId,
       emailVerified: account.user.emailVerifiedAt !== null,
+      ...(workspaceRequiresMfa && !account.user.mfaEnabled ? { mfaRequirementUnmet: true } : {}),
     };
     this.accounts.set(caller, account);
     return caller;

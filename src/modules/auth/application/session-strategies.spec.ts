@@ -26,8 +26,9 @@ class FakeSessions {
     return {
       expiresAt: new Date(Date.now() + 86_400_000),
       memberRole: 'owner',
+      workspaceRequiresMfa: false,
       account: {
-        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt, emailVerifiedAt: createdAt },
+        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: false, createdAt, emailVerifiedAt: createdAt },
         workspace: { id: workspaceId, name: 'W', plan: 'starter', creditsBalance: 0, createdAt },
       },
     };

@@ -11,6 +11,8 @@ export interface User {
   role: Role;
   locale: string;
   onboardingStep: string;
+  /** Two-factor sign-in (TOTP) is in force. */
+  mfaEnabled: boolean;
   createdAt: Date;
   /** When the current address was proven; null until then (contract: unverified accounts cannot publish, buy or make API keys). */
   emailVerifiedAt: Date | null;

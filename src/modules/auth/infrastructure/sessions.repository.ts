@@ -19,6 +19,8 @@ export interface LiveSession {
   account: Account;
   memberRole: WorkspaceRole;
   expiresAt: Date;
+  /** The workspace requires two-factor sign-in of its members. */
+  workspaceRequiresMfa: boolean;
 }
 
 /** Sessions (one per sign-in) and their refresh-token family. */
@@ -56,9 +58,9 @@ export class SessionsRepository {
    */
   async findLive(sessionId: string, userId: string): Promise<LiveSession | null> {
     // The membership is joined, not looked up: a member removed from the workspace has no live session there.
-    const rows = await this.hot.rows<AccountRow & { session_expires_at: Date; member_role: WorkspaceRole }>(
+    const rows = await this.hot.rows<AccountRow & { session_expires_at: Date; member_role: WorkspaceRole; ws_require_mfa: boolean }>(
       'auth_live_session_member',
-      `SELECT ${ACCOUNT_COLUMNS}, s.expires_at AS session_expires_at, m.role AS member_role
+      `SELECT ${ACCOUNT_COLUMNS}, s.expires_at AS session_expires_at, m.role AS member_role, w.require_mfa AS ws_require_mfa
        FROM sessions s
        JOIN users u ON u.id = s.user_id
        JOIN memberships m ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id
@@ -67,7 +69,7 @@ export class SessionsRepository {
       [sessionId, userId],
     );
     const r = rows[0];
-    return r ? { account: toAccount(r), memberRole: r.member_role, expiresAt: r.session_expires_at } : null;
+    return r ? { account: toAccount(r), memberRole: r.member_role, expiresAt: r.session_expires_at, workspaceRequiresMfa: r.ws_require_mfa } : null;
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {

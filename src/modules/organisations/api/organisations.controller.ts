@@ -46,12 +46,12 @@ export class OrganisationsController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Rename the workspace, set its slug or its branding (admin).' })
+  @ApiOperation({ summary: 'Rename the workspace, set its slug or its branding (admin), or require two-factor sign-in of its members (owner).' })
   @ApiOkResponse({ type: OrganisationUpdatedBody })
-  @ApiErrors('not_found', 'slug_taken', 'domain_taken', 'domain_confusable')
+  @ApiErrors('not_found', 'slug_taken', 'domain_taken', 'domain_confusable', 'mfa_required')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateOrganisationDto) {
     const branding = dto.branding ? toChanges(dto.branding) : undefined;
-    const updated = await this.orgs.update(id, caller.userId, { name: dto.name, slug: dto.slug, branding });
+    const updated = await this.orgs.update(id, caller.userId, { name: dto.name, slug: dto.slug, branding, requireMfa: dto.require_mfa });
     return { organization: organisationBody(updated.organisation), ...(updated.branding ? { branding: toBrandingBody(updated.branding) } : {}) };
   }
 

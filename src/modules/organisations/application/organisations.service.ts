@@ -2,17 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
-import { inTransaction, isUniqueViolation } from '../../../platform/database/index.js';
+import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog, type AuditEntry, type AuditQuery } from '../../audit/index.js';
 import type { Organisation } from '../domain/organisation.js';
 import { OrganisationsRepository } from '../infrastructure/organisations.repository.js';
 import { BrandingService, asDomainTaken, type BrandingChanges, type BrandingView } from '../branding/index.js';
-import { OrganisationAccess } from './organisation-access.js';
+import { mfaRequirementProblem } from '../domain/mfa-requirement.js';
+import { insufficientRole, OrganisationAccess } from './organisation-access.js';
 
 export interface OrganisationChange {
   name?: string;
   slug?: string;
   branding?: BrandingChanges;
+  requireMfa?: boolean;
 }
 
 /** Organisations (workspaces) a user belongs to: listing, creating, renaming, and their audit log. */
@@ -24,6 +27,7 @@ export class OrganisationsService {
     private readonly access: OrganisationAccess,
     private readonly audit: AuditLog,
     private readonly branding: BrandingService,
+    private readonly limiter: RateLimiter,
   ) {}
 
   list(userId: string): Promise<Organisation[]> {
@@ -50,12 +54,17 @@ export class OrganisationsService {
     return this.access.require(workspaceId, userId, 'viewer');
   }
 
-  /** Name, slug and branding in one transaction, each audited; the branding in the answer when it was given. */
+  /**
+   * Name, slug, branding and the two-factor requirement in one transaction, each audited; the
+   * branding in the answer when it was given. A changed requirement moves the workspace's access
+   * stamp after commit, so its sessions see it on their next request.
+   */
   async update(workspaceId: string, userId: string, change: OrganisationChange): Promise<{ organisation: Organisation; branding?: BrandingView }> {
-    const { branding, ...fields } = change;
+    const { branding, requireMfa, ...fields } = change;
     try {
-      return await inTransaction(this.ds, async (tx) => {
-        await this.access.require(workspaceId, userId, 'admin', tx);
+      const updated = await inTransaction(this.ds, async (tx) => {
+        const org = await this.access.require(workspaceId, userId, 'admin', tx);
+        if (requireMfa !== undefined) await this.setRequireMfa(tx, org, userId, requireMfa);
         if (fields.name !== undefined || fields.slug !== undefined) {
           await this.repo.updateWorkspace(tx, workspaceId, fields);
           await this.audit.record(tx, { workspaceId, actorUserId: userId, action: 'workspace.updated', targetType: 'workspace', targetId: workspaceId, details: { ...fields } });
@@ -64,10 +73,23 @@ export class OrganisationsService {
         const organisation = (await this.repo.findForMember(workspaceId, userId, tx))!;
         return brandingView ? { organisation, branding: brandingView } : { organisation };
       });
+      if (requireMfa !== undefined) await this.limiter.bumpAccessStamp(workspaceId);
+      return updated;
     } catch (err) {
       if (isUniqueViolation(err, 'workspaces_slug_uq')) throw new AppError('slug_taken', 'Another organization has this slug.', { slug: change.slug });
       throw asDomainTaken(err, branding);
     }
+  }
+
+  private async setRequireMfa(tx: Tx, org: Organisation, userId: string, requireMfa: boolean): Promise<void> {
+    const problem = mfaRequirementProblem(org.role, await this.repo.userHasMfa(tx, userId), requireMfa);
+    if (problem === 'owner_only') throw insufficientRole('owner', org.role);
+    if (problem === 'actor_without_mfa') {
+      throw new AppError('mfa_required', 'Turn on two-factor sign-in for your own account (POST /auth/mfa/totp/setup) before requiring it of the members.');
+    }
+    if (org.requireMfa === requireMfa) return;
+    await this.repo.setRequireMfa(tx, org.id, requireMfa);
+    await this.audit.record(tx, { workspaceId: org.id, actorUserId: userId, action: 'workspace.updated', targetType: 'workspace', targetId: org.id, details: { require_mfa: requireMfa } });
   }
 
   async auditLog(workspaceId: string, userId: string, q: AuditQuery): Promise<{ entries: AuditEntry[]; nextBefore: string | null }> {

@@ -6,6 +6,8 @@ export interface Organisation {
   name: string;
   slug: string | null;
   plan: Plan;
+  /** Members must have two-factor sign-in on to use the workspace. */
+  requireMfa: boolean;
   createdAt: Date;
   role: WorkspaceRole;
 }

@@ -11,6 +11,7 @@ interface OrganisationRow {
   name: string;
   slug: string | null;
   plan: Plan;
+  require_mfa: boolean;
   created_at: Date;
   role: WorkspaceRole;
 }
@@ -34,7 +35,7 @@ interface ReceivedRow extends InvitationRow {
   inviter_name: string | null;
 }
 
-const ORG_COLUMNS = 'w.id, w.name, w.slug, w.plan, w.created_at, m.role';
+const ORG_COLUMNS = 'w.id, w.name, w.slug, w.plan, w.require_mfa, w.created_at, m.role';
 const invitationColumns = (a = '') =>
   ['id', 'workspace_id', 'email', 'role', 'invited_by', 'expires_at', 'accepted_at', 'revoked_at', 'declined_at', 'created_at'].map((c) => `${a}${c}`).join(', ');
 const INVITATION_COLUMNS = invitationColumns();
@@ -43,7 +44,7 @@ const openInvitation = (a = '') => `${a}accepted_at IS NULL AND ${a}revoked_at I
 const OPEN = openInvitation();
 
 function toOrganisation(r: OrganisationRow): Organisation {
-  return { id: r.id, name: r.name, slug: r.slug, plan: r.plan, createdAt: r.created_at, role: r.role };
+  return { id: r.id, name: r.name, slug: r.slug, plan: r.plan, requireMfa: r.require_mfa, createdAt: r.created_at, role: r.role };
 }
 
 function toInvitation(r: InvitationRow): Invitation {
@@ -107,6 +108,16 @@ export class OrganisationsRepository {
       `UPDATE workspaces SET name = COALESCE($2, name), slug = COALESCE($3, slug), updated_at = now() WHERE id = $1`,
       [id, change.name ?? null, change.slug ?? null],
     );
+  }
+
+  async setRequireMfa(tx: Tx, id: string, requireMfa: boolean): Promise<void> {
+    await tx.query('UPDATE workspaces SET require_mfa = $2, updated_at = now() WHERE id = $1', [id, requireMfa]);
+  }
+
+  /** Whether the user has two-factor sign-in on (an owner must, to require it of others). */
+  async userHasMfa(tx: Tx, userId: string): Promise<boolean> {
+    const rows: Array<{ on: boolean }> = await tx.query('SELECT totp_enabled_at IS NOT NULL AS on FROM users WHERE id = $1', [userId]);
+    return rows[0]?.on ?? false;
   }
 
   /**

@@ -14,6 +14,7 @@ export function userBody(u: User) {
     role: u.role,
     locale: u.locale,
     onboarding_step: u.onboardingStep,
+    mfa_enabled: u.mfaEnabled,
     created_at: u.createdAt.toISOString(),
   };
 }
@@ -49,6 +50,7 @@ export class UserView {
   @ApiProperty({ enum: ['user', 'admin'] }) role!: string;
   @ApiProperty({ example: 'en' }) locale!: string;
   @ApiProperty({ example: 'welcome' }) onboarding_step!: string;
+  @ApiProperty({ description: 'Two-factor sign-in (TOTP) is on.' }) mfa_enabled!: boolean;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -7,7 +7,7 @@ import type { Member, Organisation } from '../../domain/organisation.js';
 
 /** Wire shapes of organisations (contract §14). */
 export function organisationBody(o: Organisation) {
-  return { id: o.id, name: o.name, slug: o.slug, plan: o.plan, role: o.role, created_at: o.createdAt.toISOString() };
+  return { id: o.id, name: o.name, slug: o.slug, plan: o.plan, require_mfa: o.requireMfa, role: o.role, created_at: o.createdAt.toISOString() };
 }
 
 export function memberBody(m: Member) {
@@ -49,6 +49,7 @@ export class OrganisationView {
   @ApiProperty() name!: string;
   @ApiProperty({ type: String, nullable: true }) slug!: string | null;
   @ApiProperty({ enum: PLANS }) plan!: string;
+  @ApiProperty({ description: 'Members must have two-factor sign-in on to use it (set by an owner).' }) require_mfa!: boolean;
   @ApiProperty({ enum: WORKSPACE_ROLES, description: 'Your role in it.' }) role!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

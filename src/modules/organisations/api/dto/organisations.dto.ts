@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../core/index.js';
 import { Present, QueryInt, Trim } from '../../../../platform/http/index.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../audit/index.js';
@@ -38,6 +38,11 @@ export class UpdateOrganisationDto {
   @IsString()
   @Matches(SLUG_PATTERN, { message: 'slug must be 3 to 40 lower case letters, digits or hyphens' })
   slug?: string;
+
+  @ApiPropertyOptional({ description: 'Require two-factor sign-in of every member (owner only; to turn it on, have it on yourself). Members without it are refused with 403 `mfa_required` until they enable it.' })
+  @Present()
+  @IsBoolean()
+  require_mfa?: boolean;
 
   @ApiPropertyOptional({ type: UpdateBrandingDto, description: 'White-label branding, changed with the rest in one transaction (as `PUT …/branding`).' })
   @Present()

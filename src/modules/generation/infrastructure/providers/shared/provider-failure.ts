@@ -8,13 +8,9 @@ const LABEL: Record<ProviderName, string> = { replicate: 'Replicate', openai: 'T
 /**
  * The one failure shape of every provider adapter (contract: 502 upstream_failed). `reason` is
  * machine-readable: timeout, aborted, http_error, network, too_large, bad_response,
-<<<<<<< HEAD
- * prediction_failed, prediction_canceled, not_configured; ElevenLabs adds quota_exceeded,
- * unauthorized, busy and rate_limited, the offline synthesiser synthesis_failed and encoding_failed.
-=======
  * prediction_failed, prediction_canceled, not_configured, bad_input (what we sent cannot be
- * used), talk_failed and talk_rejected (D-ID).
->>>>>>> wt-th
+ * used); ElevenLabs adds quota_exceeded, unauthorized, busy and rate_limited, the offline
+ * synthesiser synthesis_failed and encoding_failed, D-ID talk_failed and talk_rejected.
  */
 export function upstreamFailed(provider: ProviderName, reason: string, message: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError('upstream_failed', message, { provider, reason, ...extra });
