@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
 import { AuthController } from './api/auth.controller.js';
+import { SessionsController } from './api/sessions.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
@@ -15,6 +16,8 @@ import { SessionCheck } from './application/session-check.js';
 import { BoardTokenStrategy, SessionJwtStrategy, SessionRecheckStrategy } from './application/session-strategies.js';
 import { SessionsService } from './application/sessions.service.js';
 import { SignInAudit } from './application/sign-in-audit.js';
+import { NewDeviceAlerts } from './application/new-device-alerts.js';
+import { UserSessionsService } from './application/user-sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
@@ -26,7 +29,7 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, SessionsController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -36,6 +39,8 @@ import { CommonPasswords } from './infrastructure/common-passwords.js';
     AccessTokens,
     SessionsService,
     SignInAudit,
+    NewDeviceAlerts,
+    UserSessionsService,
     AuthService,
     AccountsFacade,
     AdminAccounts,

@@ -29,7 +29,7 @@ class FakeSessions {
       expiresAt: this.expiresAt,
       memberRole: 'owner',
       account: {
-        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
+        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', signInAlerts: false, createdAt },
         workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },
       },
     };

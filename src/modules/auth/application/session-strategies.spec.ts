@@ -27,7 +27,7 @@ class FakeSessions {
       expiresAt: new Date(Date.now() + 86_400_000),
       memberRole: 'owner',
       account: {
-        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', createdAt },
+        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', signInAlerts: false, createdAt },
         workspace: { id: workspaceId, name: 'W', plan: 'starter', creditsBalance: 0, createdAt },
       },
     };

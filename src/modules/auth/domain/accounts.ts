@@ -11,6 +11,8 @@ export interface User {
   role: Role;
   locale: string;
   onboardingStep: string;
+  /** An email on each sign-in from a device not seen in the last 90 days (off unless the user turns it on). */
+  signInAlerts: boolean;
   createdAt: Date;
 }
 

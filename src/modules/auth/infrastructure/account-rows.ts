@@ -11,6 +11,7 @@ export interface UserRow {
   role: Role;
   locale: string;
   onboarding_step: string;
+  sign_in_alerts: boolean;
   created_at: Date;
 }
 
@@ -31,7 +32,7 @@ export interface AccountRow extends UserRow {
   ws_created_at: Date;
 }
 
-export const USER_COLUMNS = 'u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step, u.created_at';
+export const USER_COLUMNS = 'u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step, u.sign_in_alerts, u.created_at';
 export const WORKSPACE_COLUMNS = 'w.id, w.name, w.plan, w.credits_balance, w.created_at';
 export const ACCOUNT_COLUMNS = `${USER_COLUMNS}, w.id AS ws_id, w.name AS ws_name, w.plan AS ws_plan,
   w.credits_balance AS ws_credits_balance, w.created_at AS ws_created_at`;
@@ -46,6 +47,7 @@ export function toUser(r: UserRow): User {
     role: r.role,
     locale: r.locale,
     onboardingStep: r.onboarding_step,
+    signInAlerts: r.sign_in_alerts,
     createdAt: r.created_at,
   };
 }

@@ -13,6 +13,7 @@ export function userBody(u: User) {
     role: u.role,
     locale: u.locale,
     onboarding_step: u.onboardingStep,
+    sign_in_alerts: u.signInAlerts,
     created_at: u.createdAt.toISOString(),
   };
 }
@@ -47,6 +48,7 @@ export class UserView {
   @ApiProperty({ enum: ['user', 'admin'] }) role!: string;
   @ApiProperty({ example: 'en' }) locale!: string;
   @ApiProperty({ example: 'welcome' }) onboarding_step!: string;
+  @ApiProperty({ description: 'An email on each sign-in from a new device (PUT /auth/preferences).' }) sign_in_alerts!: boolean;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
