@@ -4,11 +4,17 @@ import { Outbox } from '../../../platform/outbox/index.js';
 import { fingerprintOf, isKnownDevice } from '../domain/devices.js';
 import { SessionsRepository } from '../infrastructure/sessions.repository.js';
 import type { ClientInfo } from './sessions.service.js';
-import type { SessionRef } from './sign-in-audit.js';
 
 /** How far back a device counts as known: one used in the last 90 days. */
 export const KNOWN_DEVICE_DAYS = 90;
 const DAY_MS = 86_400_000;
+
+/** The session a sign-in started (the sign-in audit's `SessionRef`; not imported, since that file uses this one). */
+interface StartedSession {
+  sessionId: string;
+  userId: string;
+  workspaceId: string;
+}
 
 /**
  * The email on a sign-in from a new device, for users who asked for it. Recorded in the outbox in
@@ -23,7 +29,7 @@ export class NewDeviceAlerts {
     private readonly outbox: Outbox,
   ) {}
 
-  async signedIn(tx: Tx, s: SessionRef, client: ClientInfo, now: Date = new Date()): Promise<void> {
+  async signedIn(tx: Tx, s: StartedSession, client: ClientInfo, now: Date = new Date()): Promise<void> {
     const user = await this.sessions.alertSettings(tx, s.userId);
     if (!user?.signInAlerts) return;
     const current = fingerprintOf(client);
