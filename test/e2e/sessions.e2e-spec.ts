@@ -208,6 +208,13 @@ describe('sessions: the list, revocation and new-device sign-in alerts', () => {
       keptSocket.send({ type: 'ping' });
       await keptSocket.waitFor((m) => m.type === 'pong');
 
+      // Audited like a logout, in the session's workspace, naming the session that ended it.
+      const audit = await api(server).get(`/organizations/${user.workspace.id}/audit-log`).query({ action: 'auth.logout' }).set(user.auth);
+      expect(audit.status).toBe(200);
+      expect(audit.body.entries).toEqual([
+        expect.objectContaining({ action: 'auth.logout', actor_user_id: user.user.id, target_type: 'session', target_id: phoneId, details: { revoked_by_session_id: await currentId(user.auth) } }),
+      ]);
+
       // Ended already: the same 404 as a session that never was.
       expectError(await api(server).delete(`/auth/sessions/${phoneId}`).set(user.auth), 404, 'not_found');
     });
