@@ -23,6 +23,7 @@ import { MailMessages1733410000000 } from './1733410000000-mail-messages.js';
 import { EmailVerification1733420000000 } from './1733420000000-email-verification.js';
 import { PasswordResets1733430000000 } from './1733430000000-password-resets.js';
 import { TwoFactor1733440000000 } from './1733440000000-two-factor.js';
+import { SessionActivity1733450000000 } from './1733450000000-session-activity.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   EmailVerification1733420000000,
   PasswordResets1733430000000,
   TwoFactor1733440000000,
+  SessionActivity1733450000000,
 ];

@@ -54,6 +54,7 @@ describe('auth', () => {
           locale: 'pt-BR',
           onboarding_step: 'welcome',
           mfa_enabled: false,
+          sign_in_alerts: false,
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         },
         access_token: expect.any(String),

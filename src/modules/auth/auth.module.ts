@@ -7,6 +7,7 @@ import { AuthController } from './api/auth.controller.js';
 import { EmailController } from './api/email.controller.js';
 import { PasswordController } from './api/password.controller.js';
 import { TwoFactorController } from './api/two-factor.controller.js';
+import { SessionsController } from './api/sessions.controller.js';
 import { AccessTokens, jwtOptions } from './application/access-tokens.js';
 import { AccountsFacade } from './application/accounts.facade.js';
 import { AdminAccounts } from './application/admin-accounts.js';
@@ -28,6 +29,8 @@ import { MfaSignIn } from './application/mfa-sign-in.js';
 import { SecondFactor } from './application/second-factor.js';
 import { TwoFactorService } from './application/two-factor.service.js';
 import { TwoFactorRepository } from './infrastructure/two-factor.repository.js';
+import { NewDeviceAlerts } from './application/new-device-alerts.js';
+import { UserSessionsService } from './application/user-sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { EmailTokensRepository } from './infrastructure/email-tokens.repository.js';
@@ -41,7 +44,7 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController, EmailController, PasswordController, TwoFactorController],
+  controllers: [AuthController, EmailController, PasswordController, TwoFactorController, SessionsController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -51,6 +54,8 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     AccessTokens,
     SessionsService,
     SignInAudit,
+    NewDeviceAlerts,
+    UserSessionsService,
     AuthService,
     AccountsFacade,
     AdminAccounts,

@@ -32,7 +32,7 @@ class FakeSessions {
       memberRole: 'owner',
       workspaceRequiresMfa: this.requiresMfa,
       account: {
-        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: this.mfaEnabled, createdAt, emailVerifiedAt: createdAt },
+        user: { id: this.userId, workspaceId: this.workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: this.mfaEnabled, signInAlerts: false, createdAt, emailVerifiedAt: createdAt },
         workspace: { id: this.workspaceId, name: 'W', plan: this.plan, creditsBalance: 0, createdAt },
       },
     };

@@ -28,7 +28,7 @@ class FakeSessions {
       memberRole: 'owner',
       workspaceRequiresMfa: false,
       account: {
-        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: false, createdAt, emailVerifiedAt: createdAt },
+        user: { id: userId, workspaceId, email: 'a@b.test', displayName: 'A', status: 'active', role: 'user', locale: 'en', onboardingStep: 'done', mfaEnabled: false, signInAlerts: false, createdAt, emailVerifiedAt: createdAt },
         workspace: { id: workspaceId, name: 'W', plan: 'starter', creditsBalance: 0, createdAt },
       },
     };

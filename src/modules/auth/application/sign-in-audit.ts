@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Tx } from '../../../platform/database/index.js';
 import { AuditLog } from '../../audit/index.js';
+import { NewDeviceAlerts } from './new-device-alerts.js';
 import type { ClientInfo } from './sessions.service.js';
 
 /** A session as the audit log names it: whose, in which workspace. */
@@ -24,14 +25,24 @@ const USER_AGENT_KEPT = 200;
 export class SignInAudit {
   private readonly logger = new Logger('Auth');
 
-  constructor(private readonly audit: AuditLog) {}
+  constructor(
+    private readonly audit: AuditLog,
+    private readonly newDevices: NewDeviceAlerts,
+  ) {}
 
-  signedIn(tx: Tx, s: SessionRef, client: ClientInfo): Promise<void> {
-    return this.record(tx, s, 'auth.login', clientDetails(client));
+  /** A completed sign-in (password, or password and second factor): audited, and announced when from a new device and the user asked. */
+  async signedIn(tx: Tx, s: SessionRef, client: ClientInfo): Promise<void> {
+    await this.record(tx, s, 'auth.login', clientDetails(client));
+    await this.newDevices.signedIn(tx, s, client);
   }
 
   signedOut(tx: Tx, s: SessionRef): Promise<void> {
     return this.record(tx, s, 'auth.logout', {});
+  }
+
+  /** The user ended this session from another one of theirs (the session list): a sign-out, saying from where. */
+  revoked(tx: Tx, s: SessionRef, bySessionId: string): Promise<void> {
+    return this.record(tx, s, 'auth.logout', { revoked_by_session_id: bySessionId });
   }
 
   /**

@@ -13,6 +13,8 @@ export interface User {
   onboardingStep: string;
   /** Two-factor sign-in (TOTP) is in force. */
   mfaEnabled: boolean;
+  /** An email on each sign-in from a device not seen in the last 90 days (off unless the user turns it on). */
+  signInAlerts: boolean;
   createdAt: Date;
   /** When the current address was proven; null until then (contract: unverified accounts cannot publish, buy or make API keys). */
   emailVerifiedAt: Date | null;

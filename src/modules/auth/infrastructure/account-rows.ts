@@ -12,6 +12,7 @@ export interface UserRow {
   locale: string;
   onboarding_step: string;
   mfa_enabled: boolean;
+  sign_in_alerts: boolean;
   created_at: Date;
   email_verified_at: Date | null;
 }
@@ -34,7 +35,7 @@ export interface AccountRow extends UserRow {
 }
 
 export const USER_COLUMNS = `u.id, u.workspace_id, u.email, u.display_name, u.status, u.role, u.locale, u.onboarding_step,
-  u.totp_enabled_at IS NOT NULL AS mfa_enabled, u.created_at, u.email_verified_at`;
+  u.totp_enabled_at IS NOT NULL AS mfa_enabled, u.sign_in_alerts, u.created_at, u.email_verified_at`;
 export const WORKSPACE_COLUMNS = 'w.id, w.name, w.plan, w.credits_balance, w.created_at';
 export const ACCOUNT_COLUMNS = `${USER_COLUMNS}, w.id AS ws_id, w.name AS ws_name, w.plan AS ws_plan,
   w.credits_balance AS ws_credits_balance, w.created_at AS ws_created_at`;
@@ -50,6 +51,7 @@ export function toUser(r: UserRow): User {
     locale: r.locale,
     onboardingStep: r.onboarding_step,
     mfaEnabled: r.mfa_enabled,
+    signInAlerts: r.sign_in_alerts,
     createdAt: r.created_at,
     emailVerifiedAt: r.email_verified_at,
   };

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { changedRows, PreparedReads, type Tx } from '../../../platform/database/index.js';
-import type { WorkspaceRole } from '../../../core/index.js';
+import { offsetOf, type Page, type PageRequest, type WorkspaceRole } from '../../../core/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
-import type { Account } from '../domain/accounts.js';
-import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './account-rows.js';
+import type { Account, User } from '../domain/accounts.js';
+import { ACCOUNT_COLUMNS, toAccount, toUser, USER_COLUMNS, type AccountRow, type UserRow } from './account-rows.js';
 
 export interface StoredRefreshToken extends RefreshTokenState {
   id: string;
@@ -22,6 +22,25 @@ export interface LiveSession {
   /** The workspace requires two-factor sign-in of its members. */
   workspaceRequiresMfa: boolean;
 }
+
+/** A session as its user sees it in the list of their sessions. */
+export interface UserSession {
+  id: string;
+  workspaceId: string;
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: Date;
+  lastUsedAt: Date;
+}
+
+/** Where a session ended by its user belonged: what the audit entry and the access stamp need. */
+export interface EndedSession {
+  sessionId: string;
+  workspaceId: string;
+}
+
+/** How many distinct (user agent, address) pairs the new-device check reads at most. */
+const DEVICES_READ = 1000;
 
 /** Sessions (one per sign-in) and their refresh-token family. */
 @Injectable()
@@ -123,8 +142,9 @@ export class SessionsRepository {
     return count === 1;
   }
 
+  /** A refresh: the session lives on and counts as used now (the only use recorded after sign-in). */
   async extendSession(tx: Tx, sessionId: string, expiresAt: Date): Promise<void> {
-    await tx.query('UPDATE sessions SET expires_at = $2 WHERE id = $1', [sessionId, expiresAt]);
+    await tx.query('UPDATE sessions SET expires_at = $2, last_used_at = now() WHERE id = $1', [sessionId, expiresAt]);
   }
 
   /** Ends a session: its access tokens and its whole refresh-token family stop working at once. */
@@ -151,5 +171,77 @@ export class SessionsRepository {
       [userId, reason, keepSessionId ?? ''],
     );
     return [...new Set(rows.map((r) => r.workspace_id))];
+  }
+
+  /**
+   * The user's sessions that still work, in every workspace: not revoked, not expired, and in a
+   * workspace the user still belongs to (a session elsewhere cannot be used). Most recently used first.
+   */
+  async listLive(userId: string, page: PageRequest): Promise<Page<UserSession>> {
+    const live = `FROM sessions s
+       WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+         AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = s.workspace_id AND m.user_id = s.user_id)`;
+    const [rows, counted] = await Promise.all([
+      this.ds.query<Array<{ id: string; workspace_id: string; user_agent: string | null; ip: string | null; created_at: Date; last_used_at: Date }>>(
+        `SELECT s.id, s.workspace_id, s.user_agent, s.ip, s.created_at, s.last_used_at ${live}
+         ORDER BY s.last_used_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
+        [userId, page.pageSize, offsetOf(page)],
+      ),
+      this.ds.query<Array<{ total: number }>>(`SELECT count(*)::int AS total ${live}`, [userId]),
+    ]);
+    return {
+      items: rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, userAgent: r.user_agent, ip: r.ip, createdAt: r.created_at, lastUsedAt: r.last_used_at })),
+      page: page.page,
+      pageSize: page.pageSize,
+      total: counted[0]?.total ?? 0,
+    };
+  }
+
+  /** Ends one of the user's sessions that has not ended yet; null when there is none such (another user's, unknown, ended). */
+  async revokeOwn(tx: Tx, userId: string, sessionId: string, reason: string): Promise<EndedSession | null> {
+    const [rows]: [Array<{ id: string; workspace_id: string }>, number] = await tx.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $3
+       WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()
+       RETURNING id, workspace_id`,
+      [sessionId, userId, reason],
+    );
+    return rows[0] ? { sessionId: rows[0].id, workspaceId: rows[0].workspace_id } : null;
+  }
+
+  /** Ends every session of the user that has not ended yet, except `keptSessionId`. */
+  async revokeAllBut(tx: Tx, userId: string, keptSessionId: string, reason: string): Promise<EndedSession[]> {
+    const [rows]: [Array<{ id: string; workspace_id: string }>, number] = await tx.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $3
+       WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL AND expires_at > now()
+       RETURNING id, workspace_id`,
+      [userId, keptSessionId, reason],
+    );
+    return rows.map((r) => ({ sessionId: r.id, workspaceId: r.workspace_id }));
+  }
+
+  /** The address and the choice of sign-in alerts of a user, read in the sign-in's transaction. */
+  async alertSettings(tx: Tx, userId: string): Promise<{ email: string; signInAlerts: boolean } | null> {
+    const rows: Array<{ email: string; sign_in_alerts: boolean }> = await tx.query('SELECT email, sign_in_alerts FROM users WHERE id = $1', [userId]);
+    return rows[0] ? { email: rows[0].email, signInAlerts: rows[0].sign_in_alerts } : null;
+  }
+
+  /**
+   * The clients the user's other sessions were started from, among sessions used since `since`,
+   * ended ones included (a device the user signed out of is still theirs).
+   */
+  async clientsUsedSince(tx: Tx, userId: string, exceptSessionId: string, since: Date): Promise<Array<{ userAgent: string | null; ip: string | null }>> {
+    const rows: Array<{ user_agent: string | null; ip: string | null }> = await tx.query(
+      `SELECT DISTINCT user_agent, ip FROM sessions
+       WHERE user_id = $1 AND id <> $2 AND last_used_at > $3
+       LIMIT ${DEVICES_READ}`,
+      [userId, exceptSessionId, since],
+    );
+    return rows.map((r) => ({ userAgent: r.user_agent, ip: r.ip }));
+  }
+
+  /** The user as it is once the choice is stored. */
+  async setSignInAlerts(userId: string, on: boolean): Promise<User | null> {
+    const [rows]: [UserRow[], number] = await this.ds.query(`UPDATE users u SET sign_in_alerts = $2 WHERE u.id = $1 RETURNING ${USER_COLUMNS}`, [userId, on]);
+    return rows[0] ? toUser(rows[0]) : null;
   }
 }

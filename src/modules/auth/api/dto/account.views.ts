@@ -15,6 +15,7 @@ export function userBody(u: User) {
     locale: u.locale,
     onboarding_step: u.onboardingStep,
     mfa_enabled: u.mfaEnabled,
+    sign_in_alerts: u.signInAlerts,
     created_at: u.createdAt.toISOString(),
   };
 }
@@ -51,6 +52,7 @@ export class UserView {
   @ApiProperty({ example: 'en' }) locale!: string;
   @ApiProperty({ example: 'welcome' }) onboarding_step!: string;
   @ApiProperty({ description: 'Two-factor sign-in (TOTP) is on.' }) mfa_enabled!: boolean;
+  @ApiProperty({ description: 'An email on each sign-in from a new device (PUT /auth/preferences).' }) sign_in_alerts!: boolean;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
