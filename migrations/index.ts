@@ -19,6 +19,7 @@ import { InvitationOutcomes1733210000000 } from './1733210000000-invitation-outc
 import { ListFilters1733260000000 } from './1733260000000-list-filters.js';
 import { OwedFailureHooks1733310000000 } from './1733310000000-owed-failure-hooks.js';
 import { Outbox1733400000000 } from './1733400000000-outbox.js';
+import { DataRights1733460000000 } from './1733460000000-data-rights.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   ListFilters1733260000000,
   OwedFailureHooks1733310000000,
   Outbox1733400000000,
+  DataRights1733460000000,
 ];

@@ -6,6 +6,8 @@ export const AUTH_ERRORS = {
   invalid_refresh_token: 401,
   refresh_token_reused: 401,
   email_taken: 409,
+  workspace_has_members: 409,
+  export_expired: 410,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { Outbox } from './outbox.js';
+import { OutboxDataContributor } from './outbox-data.contributor.js';
 
 /** The transactional outbox, available everywhere. */
 @Global()
 @Module({
-  providers: [Outbox],
+  providers: [Outbox, OutboxDataContributor],
   exports: [Outbox],
 })
 export class OutboxModule {}

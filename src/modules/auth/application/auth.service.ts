@@ -14,6 +14,7 @@ import { AccountsRepository } from '../infrastructure/accounts.repository.js';
 import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/sessions.repository.js';
 import { PasswordHasher } from './password-hasher.js';
 import { PasswordRules } from './password-rules.js';
+import { AccountDeletionService } from './data-rights/account-deletion.service.js';
 import { SessionCheck } from './session-check.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
 import { SignInAudit, type SessionRef } from './sign-in-audit.js';
@@ -29,6 +30,8 @@ export interface Registration {
 
 export interface SignedIn extends TokenPair {
   user: User;
+  /** This sign-in cancelled the account's scheduled deletion. */
+  deletionCancelled?: boolean;
 }
 
 /** The caller's account in the workspace of its token, its role there, and every workspace it belongs to. */
@@ -57,6 +60,7 @@ export class AuthService {
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
     private readonly signIns: SignInAudit,
+    private readonly deletions: AccountDeletionService,
   ) {}
 
   /** Workspace, user, signup grant and first session commit together; a taken email (any case) is 409. */
@@ -111,7 +115,7 @@ export class AuthService {
       await this.signIns.signedIn(tx, { sessionId: started.sessionId, userId: user.id, workspaceId }, client);
       return started;
     });
-    return { user, ...tokens };
+    return { user, ...tokens, ...((await this.deletions.cancelOnSignIn(user.id)) && { deletionCancelled: true }) };
   }
 
   /** Rotates a refresh token within its session; a spent token presented again ends the whole session. */
