@@ -6,7 +6,7 @@ import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js
 import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { AccountDeletionService } from '../application/data-rights/account-deletion.service.js';
 import { AccountExportsService } from '../application/data-rights/account-exports.service.js';
-import { DeleteAccountDto, DeletionView, deletionBody, exportBody, ExportResponseView } from './dto/data-rights.dto.js';
+import { DeleteAccountDto, DeletionView, deletionBody, exportBody, ExportResponseView, RequestExportDto } from './dto/data-rights.dto.js';
 
 const ExportId = new IdParam('exp', 'Export');
 
@@ -33,7 +33,7 @@ export class AccountDataController {
   @ApiOperation({ summary: 'Start a ZIP export of everything the current workspace holds (3 a day); mailed when ready.' })
   @ApiAcceptedResponse({ type: ExportResponseView })
   @ApiErrors('unauthorized', 'session_required', 'insufficient_role', 'rate_limited')
-  async requestExport(@CurrentCaller() caller: Caller, @Res({ passthrough: true }) res: Response) {
+  async requestExport(@CurrentCaller() caller: Caller, @Body() _body: RequestExportDto, @Res({ passthrough: true }) res: Response) {
     return exportBody(await this.exports.request(caller).catch((err: unknown) => withRetryAfter(res, err)));
   }
 

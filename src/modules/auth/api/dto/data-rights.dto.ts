@@ -4,6 +4,9 @@ import { PASSWORD_MAX_LENGTH } from '../../domain/password-policy.js';
 import type { ExportView } from '../../application/data-rights/account-exports.service.js';
 import type { ScheduledDeletion } from '../../application/data-rights/account-deletion.service.js';
 
+/** The export takes no options: an empty body (unknown fields are refused). */
+export class RequestExportDto {}
+
 export class DeleteAccountDto {
   @ApiProperty({ description: 'The account’s current password.', maxLength: PASSWORD_MAX_LENGTH })
   @IsString()
