@@ -19,7 +19,7 @@ import { AnalyticsDataContributor } from './infrastructure/analytics-data.contri
 @Module({
   imports: [CharactersModule, PublishingModule],
   controllers: [AnalyticsController],
-  providers: [AnalyticsDataContributor, 
+  providers: [AnalyticsDataContributor,
     { provide: MetricsSource, useExisting: PublishingFacade },
     AnalyticsRepository, AnalyticsReadsRepository, SyncStateRepository, AnalyticsService, AnalyticsSyncJob, SyncScheduler, AnalyticsFacade,
   ],

@@ -23,7 +23,7 @@ import { CharactersDataContributor } from './infrastructure/characters-data.cont
 @Module({
   imports: [TypeOrmModule.forFeature([CharacterEntity, ReferenceImageEntity])],
   controllers: [CharactersController, ReferenceImagesController, PublicCharactersController],
-  providers: [CharactersDataContributor, 
+  providers: [CharactersDataContributor,
     CharacterFiles,
     CharacterRepository,
     ReferenceImageRepository,

@@ -44,7 +44,7 @@ import { ContentDataContributor } from './infrastructure/content-data.contributo
     CharacterContentController,
     PublicContentController,
   ],
-  providers: [ContentDataContributor, 
+  providers: [ContentDataContributor,
     ContentItemRepository,
     { provide: CharacterImages, useClass: StoredCharacterImages },
     CalendarPosts,

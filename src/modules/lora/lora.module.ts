@@ -44,7 +44,7 @@ export function trainingWebhooksFor(config: AppConfig): TrainingWebhooks {
 @Module({
   imports: [BillingModule, CharactersModule],
   controllers: [LoraController, TrainingWebhooksController],
-  providers: [LoraDataContributor, 
+  providers: [LoraDataContributor,
     LoraRepository,
     LoraService,
     TrainingImagesService,

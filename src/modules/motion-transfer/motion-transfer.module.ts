@@ -21,7 +21,7 @@ import { MotionTransferDataContributor } from './infrastructure/motion-transfer-
 @Module({
   imports: [TypeOrmModule.forFeature([MotionTransferEntity]), OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [MotionTransferController],
-  providers: [MotionTransferDataContributor, 
+  providers: [MotionTransferDataContributor,
     MotionTransferRepository,
     MotionTransferService,
     MotionInputs,

@@ -37,7 +37,7 @@ import { PublishingDataContributor } from './infrastructure/publishing-data.cont
 @Module({
   imports: [IdempotencyModule, CharactersModule, ContentModule],
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
-  providers: [PublishingDataContributor, 
+  providers: [PublishingDataContributor,
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
     PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade, PostingHistories,
     // Metric reads' quota reserve: counted in Redis when configured, so every worker spends one budget.

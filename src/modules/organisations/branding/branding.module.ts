@@ -19,7 +19,7 @@ import { BrandingDataContributor } from './infrastructure/branding-data.contribu
 @Global()
 @Module({
   controllers: [OrganizationBrandingController, PublicBrandingController],
-  providers: [BrandingDataContributor, 
+  providers: [BrandingDataContributor,
     BrandingRepository, BrandingService, DomainClaimsRepository, DomainClaimsService, VerifyCustomDomainJob, DomainCheckScheduler,
     { provide: TxtResolver, useClass: DnsTxtResolver },
   ],
