@@ -226,6 +226,24 @@ describe('data rights', () => {
       expect((await get(user.auth, '/auth/me')).status).toBe(200);
     });
 
+    it('takes JSON only: a form-encoded or text body (what a cross-site form can send) schedules nothing', async () => {
+      const user = await registerUser(server);
+      for (const [type, body] of [['application/x-www-form-urlencoded', `password=${PASSWORD}`], ['text/plain', `{"password":"${PASSWORD}"}`]]) {
+        const res = await api(server).delete('/auth/account').set(user.auth).set('Content-Type', type).send(body);
+        expect([type, res.status >= 400 && res.status < 500]).toEqual([type, true]);
+      }
+      expect((await get(user.auth, '/auth/me')).status).toBe(200);
+    });
+
+    it('limits password guessing: after 10 wrong passwords even the right one is 429 with Retry-After', async () => {
+      const user = await registerUser(server);
+      for (let i = 0; i < 10; i++) expect((await api(server).delete('/auth/account').set(user.auth).send({ password: `wrong-${i}-password` })).status).toBe(401);
+      const res = await api(server).delete('/auth/account').set(user.auth).send({ password: PASSWORD });
+      expect([res.status, res.body.code]).toEqual([429, 'rate_limited']);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await get(user.auth, '/auth/me')).status).toBe(200);
+    });
+
     it('answers 409 workspace_has_members to the only owner of a workspace with other members', async () => {
       const owner = await teamOwner();
       const member = await registerUser(server);
