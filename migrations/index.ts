@@ -24,6 +24,7 @@ import { EmailVerification1733420000000 } from './1733420000000-email-verificati
 import { PasswordResets1733430000000 } from './1733430000000-password-resets.js';
 import { TwoFactor1733440000000 } from './1733440000000-two-factor.js';
 import { SessionActivity1733450000000 } from './1733450000000-session-activity.js';
+import { DataRights1733460000000 } from './1733460000000-data-rights.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   PasswordResets1733430000000,
   TwoFactor1733440000000,
   SessionActivity1733450000000,
+  DataRights1733460000000,
 ];

@@ -5,6 +5,7 @@ import type { ProcessRole } from './core/index.js';
 import { JOB_TYPES } from './job-types.js';
 import { AccessGuard } from './platform/auth/access.guard.js';
 import { DatabaseModule } from './platform/database/index.js';
+import { DataRightsModule } from './platform/data-rights/index.js';
 import { HealthModule } from './platform/health/health.module.js';
 import { IdempotencyModule } from './platform/idempotency/index.js';
 import { LifecycleModule } from './platform/lifecycle/index.js';
@@ -54,6 +55,7 @@ export class AppModule {
         StorageModule,
         OutboundModule,
         OutboxModule,
+        DataRightsModule,
         MediaModule,
         IdempotencyModule,
         HealthModule,

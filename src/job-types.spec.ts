@@ -36,7 +36,7 @@ class WrongHandler {
 
 describe('the service job types', () => {
   it('lists every declared type once', () => {
-    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head', 'sync_analytics', 'verify_custom_domain'].sort());
+    expect([...JOB_TYPES].sort()).toEqual(['generate_image', 'generate_video', 'generate_week', 'motion_transfer', 'recompute_face_embedding', 'train_lora', 'clone_voice', 'generate_speech', 'talking_head', 'sync_analytics', 'verify_custom_domain', 'build_account_export'].sort());
     expect(new Set(JOB_TYPES).size).toBe(JOB_TYPES.length);
     expect(typeof wrongPayloadsDoNotCompile).toBe('function');
     expect(WrongHandler).toBeDefined();

@@ -226,6 +226,23 @@ export interface AnalyticsSettings {
   schedulerTickMs: number;
 }
 
+/** Data export and account deletion (docs/accounts-data.md). */
+export interface DataRightsSettings {
+  /** `ACCOUNT_DELETION_GRACE_DAYS`: from the request to the purge (fractions allowed: tests use seconds). */
+  deletionGraceMs: number;
+  /** `ACCOUNT_PURGE_TICK_MS`: how often a consuming process looks for due deletions and expired exports. */
+  purgeTickMs: number;
+}
+
+function dataRightsSettings(env: Env): DataRightsSettings {
+  const grace = str(env, 'ACCOUNT_DELETION_GRACE_DAYS', '30');
+  const days = Number(grace);
+  if (!/^\d+(\.\d+)?$/.test(grace) || !(days > 0) || days > 365) {
+    throw new ConfigError(`ACCOUNT_DELETION_GRACE_DAYS must be a number of days above 0 and at most 365, got "${grace}"`);
+  }
+  return { deletionGraceMs: Math.round(days * 24 * 3600 * 1000), purgeTickMs: int(env, 'ACCOUNT_PURGE_TICK_MS', 60_000, 100, 86_400_000) };
+}
+
 /** Custom-domain verification (docs/branding-domains.md). */
 export interface DomainSettings {
   /** `DNS_RESOLVER_SERVERS`: `ip`, `ip:port` or `[ipv6]:port`, comma-separated; empty: the system's resolvers. */
@@ -584,6 +601,7 @@ export class AppConfig {
   readonly outbox: OutboxSettings;
   /** Transactional mail (the notifications context's own settings). */
   readonly notifications: NotificationsSettings;
+  readonly dataRights: DataRightsSettings;
 
   constructor(env: Env = {}) {
     this.nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -755,6 +773,7 @@ export class AppConfig {
       syncIntervalMs: int(env, 'ANALYTICS_SYNC_INTERVAL_MS', 6 * 3_600_000, 1_000, 7 * 86_400_000),
       schedulerTickMs: int(env, 'ANALYTICS_SCHEDULER_TICK_MS', 30_000, 50, 3_600_000),
     };
+    this.dataRights = dataRightsSettings(env);
     this.domains = {
       resolverServers: dnsServers(env, 'DNS_RESOLVER_SERVERS'),
       lookupTimeoutMs: int(env, 'DNS_LOOKUP_TIMEOUT_MS', 5_000, 50, 60_000),

@@ -51,6 +51,7 @@ const PREFIX_BY_SEGMENT: Record<string, string> = {
   voices: 'voice',
   reviews: 'rev',
   purchases: 'pur',
+  exports: 'exp',
 };
 
 /** Fills path parameters with well-formed ids that exist nowhere. */

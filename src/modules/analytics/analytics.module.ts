@@ -10,6 +10,7 @@ import { SyncScheduler } from './application/sync-scheduler.js';
 import { AnalyticsReadsRepository } from './infrastructure/analytics-reads.repository.js';
 import { AnalyticsRepository } from './infrastructure/analytics.repository.js';
 import { SyncStateRepository } from './infrastructure/sync-state.repository.js';
+import { AnalyticsDataContributor } from './infrastructure/analytics-data.contributor.js';
 
 /**
  * Analytics (contract §15): metric storage, the sync jobs and their scheduler, the routes, and the
@@ -18,7 +19,7 @@ import { SyncStateRepository } from './infrastructure/sync-state.repository.js';
 @Module({
   imports: [CharactersModule, PublishingModule],
   controllers: [AnalyticsController],
-  providers: [
+  providers: [AnalyticsDataContributor,
     { provide: MetricsSource, useExisting: PublishingFacade },
     AnalyticsRepository, AnalyticsReadsRepository, SyncStateRepository, AnalyticsService, AnalyticsSyncJob, SyncScheduler, AnalyticsFacade,
   ],

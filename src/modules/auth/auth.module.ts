@@ -3,6 +3,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../../config/index.js';
 import { BillingModule } from '../billing/index.js';
 import { OrganisationsModule } from '../organisations/index.js';
+import { AccountDataController } from './api/account-data.controller.js';
 import { AuthController } from './api/auth.controller.js';
 import { EmailController } from './api/email.controller.js';
 import { PasswordController } from './api/password.controller.js';
@@ -17,6 +18,10 @@ import { EmailChangeService } from './application/email-change.service.js';
 import { EmailVerificationService } from './application/email-verification.service.js';
 import { NewPassword } from './application/new-password.js';
 import { PasswordChangeService } from './application/password-change.service.js';
+import { AccountDeletionService } from './application/data-rights/account-deletion.service.js';
+import { AccountExportJob } from './application/data-rights/account-export.job.js';
+import { AccountExportsService } from './application/data-rights/account-exports.service.js';
+import { AccountPurge } from './application/data-rights/account-purge.js';
 import { PasswordHasher } from './application/password-hasher.js';
 import { PasswordResetService } from './application/password-reset.service.js';
 import { PasswordRules } from './application/password-rules.js';
@@ -34,6 +39,8 @@ import { UserSessionsService } from './application/user-sessions.service.js';
 import { AccountsRepository } from './infrastructure/accounts.repository.js';
 import { SessionsRepository } from './infrastructure/sessions.repository.js';
 import { EmailTokensRepository } from './infrastructure/email-tokens.repository.js';
+import { AuthDataContributor } from './infrastructure/auth-data.contributor.js';
+import { DataRightsRepository } from './infrastructure/data-rights.repository.js';
 import { CommonPasswords } from './infrastructure/common-passwords.js';
 import { PasswordsRepository } from './infrastructure/passwords.repository.js';
 
@@ -44,7 +51,7 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     OrganisationsModule,
     JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtOptions }),
   ],
-  controllers: [AuthController, EmailController, PasswordController, TwoFactorController, SessionsController],
+  controllers: [AuthController, EmailController, PasswordController, TwoFactorController, SessionsController, AccountDataController],
   providers: [
     AccountsRepository,
     SessionsRepository,
@@ -76,6 +83,12 @@ import { PasswordsRepository } from './infrastructure/passwords.repository.js';
     MfaChallenges,
     MfaSignIn,
     TwoFactorService,
+    DataRightsRepository,
+    AccountExportsService,
+    AccountDeletionService,
+    AccountExportJob,
+    AccountPurge,
+    AuthDataContributor,
   ],
   exports: [AccountsFacade],
 })

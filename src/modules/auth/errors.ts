@@ -15,6 +15,8 @@ export const AUTH_ERRORS = {
   mfa_already_enabled: 409,
   mfa_setup_required: 409,
   mfa_not_enabled: 409,
+  workspace_has_members: 409,
+  export_expired: 410,
 } as const satisfies ErrorTable;
 
 declare module '../../core/errors.js' {

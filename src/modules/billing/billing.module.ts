@@ -4,11 +4,12 @@ import { BillingPublicController } from './api/billing-public.controller.js';
 import { BillingFacade } from './application/billing.facade.js';
 import { BillingService } from './application/billing.service.js';
 import { CreditLedgerRepository } from './infrastructure/credit-ledger.repository.js';
+import { BillingDataContributor } from './infrastructure/billing-data.contributor.js';
 
 /** Credits: balances, the append-only ledger, and the facade every paid action debits through. */
 @Module({
   controllers: [BillingController, BillingPublicController],
-  providers: [CreditLedgerRepository, BillingFacade, BillingService],
+  providers: [BillingDataContributor, CreditLedgerRepository, BillingFacade, BillingService],
   exports: [BillingFacade],
 })
 export class BillingModule {}

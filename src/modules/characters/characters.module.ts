@@ -18,11 +18,12 @@ import { HttpAppearanceEmbedder } from './infrastructure/http-appearance-embedde
 import { LocalAppearanceEmbedder } from './infrastructure/local-appearance-embedder.js';
 import { ReferenceImageEntity } from './infrastructure/reference-image.entity.js';
 import { ReferenceImageRepository } from './infrastructure/reference-image.repository.js';
+import { CharactersDataContributor } from './infrastructure/characters-data.contributor.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([CharacterEntity, ReferenceImageEntity])],
   controllers: [CharactersController, ReferenceImagesController, PublicCharactersController],
-  providers: [
+  providers: [CharactersDataContributor,
     CharacterFiles,
     CharacterRepository,
     ReferenceImageRepository,

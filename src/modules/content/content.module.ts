@@ -29,6 +29,7 @@ import { ItemReviews } from './application/item-reviews.js';
 import { ContentItemEntity } from './infrastructure/content-item.entity.js';
 import { ContentItemRepository } from './infrastructure/content-item.repository.js';
 import { StoredCharacterImages } from './infrastructure/stored-character-images.js';
+import { ContentDataContributor } from './infrastructure/content-data.contributor.js';
 
 /**
  * Content: items and their state machine, generation jobs (image, week plan, video), the queue
@@ -43,7 +44,7 @@ import { StoredCharacterImages } from './infrastructure/stored-character-images.
     CharacterContentController,
     PublicContentController,
   ],
-  providers: [
+  providers: [ContentDataContributor,
     ContentItemRepository,
     { provide: CharacterImages, useClass: StoredCharacterImages },
     CalendarPosts,

@@ -18,6 +18,7 @@ import { LocalLoraTrainer } from './infrastructure/local/local-trainer.js';
 import { LoraRepository } from './infrastructure/lora.repository.js';
 import { ReplicateLoraTrainer } from './infrastructure/replicate/replicate-trainer.js';
 import { ReplicateTrainingWebhooks } from './infrastructure/replicate/replicate-webhooks.js';
+import { LoraDataContributor } from './infrastructure/lora-data.contributor.js';
 
 /** LORA_PROVIDER picks the trainer: Replicate's trainings API, or the offline style-vector trainer. */
 export function loraTrainerFor(config: AppConfig): LoraTrainer {
@@ -43,7 +44,7 @@ export function trainingWebhooksFor(config: AppConfig): TrainingWebhooks {
 @Module({
   imports: [BillingModule, CharactersModule],
   controllers: [LoraController, TrainingWebhooksController],
-  providers: [
+  providers: [LoraDataContributor,
     LoraRepository,
     LoraService,
     TrainingImagesService,

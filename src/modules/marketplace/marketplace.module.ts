@@ -12,6 +12,7 @@ import { ReviewsService } from './application/reviews.service.js';
 import { TemplateFreezer } from './application/template-freezer.js';
 import { ListingsRepository } from './infrastructure/listings.repository.js';
 import { PurchasesRepository } from './infrastructure/purchases.repository.js';
+import { MarketplaceDataContributor } from './infrastructure/marketplace-data.contributor.js';
 
 /**
  * Marketplace: character templates listed by one workspace and bought with credits by others.
@@ -20,6 +21,6 @@ import { PurchasesRepository } from './infrastructure/purchases.repository.js';
 @Module({
   imports: [IdempotencyModule, BillingModule, CharactersModule],
   controllers: [MarketplaceLibraryController, ListingsController, MarketplaceController],
-  providers: [ListingsRepository, PurchasesRepository, TemplateFreezer, ListingsService, MarketplaceQueryService, PurchaseService, ReviewsService],
+  providers: [MarketplaceDataContributor, ListingsRepository, PurchasesRepository, TemplateFreezer, ListingsService, MarketplaceQueryService, PurchaseService, ReviewsService],
 })
 export class MarketplaceModule {}

@@ -15,12 +15,13 @@ import { MotionTransferRepository } from './infrastructure/motion-transfer.repos
 import { MotionTransferFiles } from './application/motion-transfer-files.js';
 import { SafeReferenceVideoDownloader } from './infrastructure/safe-reference-video-downloader.js';
 import { FacadeCharacterImages } from './infrastructure/facade-character-images.js';
+import { MotionTransferDataContributor } from './infrastructure/motion-transfer-data.contributor.js';
 
 /** Motion transfer: accepted and charged over HTTP, made by the `motion_transfer` job on the cloud video provider. */
 @Module({
   imports: [TypeOrmModule.forFeature([MotionTransferEntity]), OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [MotionTransferController],
-  providers: [
+  providers: [MotionTransferDataContributor,
     MotionTransferRepository,
     MotionTransferService,
     MotionInputs,

@@ -8,11 +8,12 @@ import { OrganisationAccess } from './application/organisation-access.js';
 import { OrganisationsFacade } from './application/organisations.facade.js';
 import { OrganisationsService } from './application/organisations.service.js';
 import { OrganisationsRepository } from './infrastructure/organisations.repository.js';
+import { OrganisationsDataContributor } from './infrastructure/organisations-data.contributor.js';
 
 /** Organisations: workspaces as teams, their members, invitations and audit-log route (contract §14). */
 @Module({
   controllers: [OrganisationsController, MembersController, InvitationsController],
-  providers: [OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
+  providers: [OrganisationsDataContributor, OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
   exports: [OrganisationsFacade],
 })
 export class OrganisationsModule {}

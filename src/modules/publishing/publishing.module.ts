@@ -27,6 +27,7 @@ import { OAuthStatesRepository } from './infrastructure/oauth-states.repository.
 import { PublishQueueScan } from './infrastructure/publish-queue-scan.js';
 import { ScheduledPostsRepository } from './infrastructure/scheduled-posts.repository.js';
 import { TokenCipher } from './infrastructure/token-cipher.js';
+import { PublishingDataContributor } from './infrastructure/publishing-data.contributor.js';
 
 /**
  * Publishing: platform connections (OAuth 2, tokens sealed at rest), the schedule, and the
@@ -36,7 +37,7 @@ import { TokenCipher } from './infrastructure/token-cipher.js';
 @Module({
   imports: [IdempotencyModule, CharactersModule, ContentModule],
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
-  providers: [
+  providers: [PublishingDataContributor,
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
     PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade, PostingHistories,
     // Metric reads' quota reserve: counted in Redis when configured, so every worker spends one budget.

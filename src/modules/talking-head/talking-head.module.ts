@@ -9,11 +9,12 @@ import { TalkingHeadFiles } from './application/talking-head-files.js';
 import { TalkingHeadJob } from './application/talking-head.job.js';
 import { TalkingHeadService } from './application/talking-head.service.js';
 import { TalkingHeadRepository } from './infrastructure/talking-head.repository.js';
+import { TalkingHeadDataContributor } from './infrastructure/talking-head-data.contributor.js';
 
 /** Talking heads (contract §12): accepted and charged over HTTP, made by the `talking_head` job. */
 @Module({
   imports: [BillingModule, CharactersModule, ContentModule, GenerationModule, VoiceModule],
   controllers: [TalkingHeadController],
-  providers: [TalkingHeadRepository, TalkingHeadService, TalkingHeadJob, TalkingHeadFiles],
+  providers: [TalkingHeadDataContributor, TalkingHeadRepository, TalkingHeadService, TalkingHeadJob, TalkingHeadFiles],
 })
 export class TalkingHeadModule {}

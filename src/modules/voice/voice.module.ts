@@ -13,12 +13,13 @@ import { VoiceJobs } from './application/voice.jobs.js';
 import { VoiceService } from './application/voice.service.js';
 import { VoiceSettingsResolver } from './application/voice-settings.js';
 import { VoiceRepository } from './infrastructure/voice.repository.js';
+import { VoiceDataContributor } from './infrastructure/voice-data.contributor.js';
 
 /** Voices (contract §11): the library, a character's settings and clone, speech; others use `VoiceFacade`. */
 @Module({
   imports: [OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [VoiceController],
-  providers: [VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade, CloneRetirement],
+  providers: [VoiceDataContributor, VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade, CloneRetirement],
   exports: [VoiceFacade],
 })
 export class VoiceModule {}

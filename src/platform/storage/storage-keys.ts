@@ -17,6 +17,8 @@ export const MEDIA_TYPES: Readonly<Record<string, string>> = {
   ogg: 'audio/ogg',
   m4a: 'audio/mp4',
   flac: 'audio/flac',
+  // Data exports (docs/accounts-data.md).
+  zip: 'application/zip',
 };
 
 const SEGMENT = '[A-Za-z0-9][A-Za-z0-9_-]{0,79}';

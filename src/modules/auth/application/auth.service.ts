@@ -16,6 +16,7 @@ import { SessionsRepository, type StoredRefreshToken } from '../infrastructure/s
 import { MfaChallenges, type MfaChallenge } from './mfa-challenges.js';
 import { PasswordHasher } from './password-hasher.js';
 import { PasswordRules } from './password-rules.js';
+import { AccountDeletionService } from './data-rights/account-deletion.service.js';
 import { SessionCheck } from './session-check.js';
 import { SessionsService, type ClientInfo, type TokenPair } from './sessions.service.js';
 import { SignInAudit, type SessionRef } from './sign-in-audit.js';
@@ -31,6 +32,8 @@ export interface Registration {
 
 export interface SignedIn extends TokenPair {
   user: User;
+  /** This sign-in cancelled the account's scheduled deletion. */
+  deletionCancelled?: boolean;
 }
 
 /** The caller's account in the workspace of its token, its role there, and every workspace it belongs to. */
@@ -61,6 +64,7 @@ export class AuthService {
     private readonly signIns: SignInAudit,
     private readonly emailVerification: EmailVerificationService,
     private readonly mfaChallenges: MfaChallenges,
+    private readonly deletions: AccountDeletionService,
   ) {}
 
   /** Workspace, user, signup grant, the verification mail's event and first session commit together; a taken email (any case) is 409. */
@@ -130,7 +134,7 @@ export class AuthService {
       await this.signIns.signedIn(tx, { sessionId: started.sessionId, userId: user.id, workspaceId }, client);
       return started;
     });
-    return { user, ...tokens };
+    return { user, ...tokens, ...((await this.deletions.cancelOnSignIn(user.id)) && { deletionCancelled: true }) };
   }
 
   /** Rotates a refresh token within its session; a spent token presented again ends the whole session. */

@@ -9,6 +9,7 @@ import { VerifyCustomDomainJob } from './application/jobs/verify-custom-domain.j
 import { TxtResolver } from './application/ports/txt-resolver.js';
 import { DnsTxtResolver } from './infrastructure/dns-txt-resolver.js';
 import { DomainClaimsRepository } from './infrastructure/domain-claims.repository.js';
+import { BrandingDataContributor } from './infrastructure/branding-data.contributor.js';
 
 /**
  * White-label branding (contract §14). Global, as the audit log is: every context that renders a
@@ -18,7 +19,7 @@ import { DomainClaimsRepository } from './infrastructure/domain-claims.repositor
 @Global()
 @Module({
   controllers: [OrganizationBrandingController, PublicBrandingController],
-  providers: [
+  providers: [BrandingDataContributor,
     BrandingRepository, BrandingService, DomainClaimsRepository, DomainClaimsService, VerifyCustomDomainJob, DomainCheckScheduler,
     { provide: TxtResolver, useClass: DnsTxtResolver },
   ],

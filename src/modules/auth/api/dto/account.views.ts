@@ -38,6 +38,7 @@ export function signedInBody(s: SignedIn) {
     refresh_token: s.refreshToken,
     token_type: 'Bearer' as const,
     expires_in: s.expiresIn,
+    ...(s.deletionCancelled && { deletion_cancelled: true as const }),
   };
 }
 
