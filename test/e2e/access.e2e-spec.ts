@@ -21,6 +21,10 @@ interface Route {
 const OPEN_ROUTES: RegExp[] = [
   /^GET \/health(\/ready)?$/,
   /^POST \/auth\/(register|login|refresh)$/,
+  // Account recovery and sign-in steps taken before there is a session: the link's or step's token is the credential.
+  /^POST \/auth\/(verify-email|password\/forgot|password\/reset|mfa\/verify)$/,
+  // Development only (404 in production and with SMTP): the offline mailer's messages.
+  /^GET \/dev\/mailbox$/,
   /^GET \/media\//,
   /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
   /^POST \/webhooks\/replicate\/trainings$/,

@@ -32,7 +32,7 @@ async function outboxSettled(backing: Backing): Promise<void> {
 }
 
 async function agencyOwner(server: TestServer): Promise<TestUser> {
-  const owner = await registerUser(server);
+  const owner = await registerUser(server, {}, { verified: false });
   await setPlan(server, await loginAdmin(server), owner.workspace.id, 'agency');
   return owner;
 }
@@ -70,7 +70,7 @@ describe('transactional mail through the offline mailbox (no SMTP_URL)', () => {
     expect(message.html).toContain(`href="${link}"`);
     expect(Date.parse(message.created_at)).not.toBeNaN();
 
-    const invitee = await registerUser(server, { email });
+    const invitee = await registerUser(server, { email }, { verified: false });
     const accepted = await api(server).post(`/invitations/${tokenFromLink(link)}/accept`).set(invitee.auth);
     expect(accepted.status).toBe(200);
     expect(accepted.body.organization.id).toBe(owner.workspace.id);
@@ -135,7 +135,7 @@ describe('transactional mail over real SMTP', () => {
     expect(mail.html).toContain(`href="${mail.links[0]}"`);
     expect(mail.subject).toMatch(/invited you to join .+ on Persona Studio$/);
 
-    const invitee = await registerUser(server, { email });
+    const invitee = await registerUser(server, { email }, { verified: false });
     const accepted = await api(server).post(`/invitations/${tokenFromLink(mail.links[0])}/accept`).set(invitee.auth);
     expect(accepted.status).toBe(200);
 
@@ -187,7 +187,7 @@ describe('transactional mail over real SMTP', () => {
   });
 
   it('never delivers an event whose transaction rolled back; delivers a committed one once', async () => {
-    const user = await registerUser(server);
+    const user = await registerUser(server, {}, { verified: false });
     const rolledBack = uniqueEmail('rolled-back');
     const committed = uniqueEmail('committed');
     const insert = 'INSERT INTO outbox_events (id, type, workspace_id, payload) VALUES ($1, $2, NULL, $3)';

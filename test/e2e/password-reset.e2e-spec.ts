@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, registerUser, uniqueEmail, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
-import { authedSocket, type TestSocket } from '../helpers/socket.js';
+import { closedWithin, authedSocket, type TestSocket } from '../helpers/socket.js';
 
 const APP_URL = 'http://app.e2e.test';
 const PASSWORD = 'correct-horse-battery';
@@ -47,19 +47,6 @@ function tokenOf(link: string): string {
   const url = new URL(link);
   expect(`${url.origin}${url.pathname}`).toBe(`${APP_URL}/reset-password`);
   return url.searchParams.get('token')!;
-}
-
-/** The socket's close, or a failure once `ms` have passed without one. */
-async function closedWithin(s: TestSocket, ms: number): Promise<{ code: number; reason: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`socket still open after ${ms} ms; got ${JSON.stringify(s.messages)}`)), ms);
-  });
-  try {
-    return await Promise.race([s.closed, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function median(values: number[]): number {

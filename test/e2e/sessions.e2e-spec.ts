@@ -3,7 +3,8 @@ import type { Response } from 'supertest';
 import { api, loginAdmin, missingId, registerUser, setPlan, uniqueEmail, type TestUser } from '../helpers/api.js';
 import { inviteAndAccept, switchTo } from '../helpers/invitations.js';
 import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
-import { authedSocket, type TestSocket } from '../helpers/socket.js';
+import { mailbox, type MailboxMessage } from '../helpers/mail.js';
+import { closedWithin, authedSocket, type TestSocket } from '../helpers/socket.js';
 
 const PASSWORD = 'correct-horse-battery';
 const APP_URL = 'http://app.sessions.e2e.test';
@@ -32,31 +33,6 @@ interface Session {
   current: boolean;
 }
 
-/** A message of the development mailbox (the notifications contract). */
-interface MailboxMessage {
-  id: string;
-  to: string;
-  template: string;
-  subject: string;
-  text: string;
-  html: string;
-  links: string[];
-  created_at: string;
-}
-
-/** The socket's close, or a failure once `ms` have passed without one. */
-async function closedWithin(s: TestSocket, ms: number): Promise<{ code: number; reason: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`socket still open after ${ms} ms; got ${JSON.stringify(s.messages)}`)), ms);
-  });
-  try {
-    return await Promise.race([s.closed, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function expectError(res: Response, status: number, code: string): void {
   expect([res.status, res.body.code]).toEqual([status, code]);
 }
@@ -79,12 +55,7 @@ describe('sessions: the list, revocation and new-device sign-in alerts', () => {
     return res.body.sessions as Session[];
   };
   const currentId = async (auth: Auth): Promise<string> => (await sessionsOf(auth)).find((s) => s.current)!.id;
-  const mailbox = async (email: string): Promise<MailboxMessage[]> => {
-    const res = await api(server).get('/dev/mailbox').query({ to: email });
-    expect(res.status).toBe(200);
-    return res.body.data as MailboxMessage[];
-  };
-  const alertsTo = async (email: string): Promise<MailboxMessage[]> => (await mailbox(email)).filter((m) => m.template === 'account.new_sign_in');
+  const alertsTo = async (email: string): Promise<MailboxMessage[]> => (await mailbox(server, email)).filter((m) => m.template === 'account.new_sign_in');
   const registerFrom = async (userAgent: string, ip = '127.0.0.1'): Promise<TestUser> => {
     const email = uniqueEmail('ses');
     const res = await api(server)

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { api, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, twoInstancesSharingRedis, type Backing, type TestServer } from '../helpers/server.js';
-import { authedSocket, openSocket, type TestSocket } from '../helpers/socket.js';
+import { closedWithin, authedSocket, openSocket, type TestSocket } from '../helpers/socket.js';
 import { createCharacter, startFaceEmbeddingJob } from '../fakes/queue-e2e-jobs.js';
 
 const UNAUTHORIZED_CLOSE = 4401;
@@ -15,19 +15,6 @@ const RECHECK_SECONDS = 8;
  */
 const STAMPED_CLOSE_MS = 4_000;
 const PASSWORD = 'correct-horse-battery';
-
-/** The socket's close, or a failure once `ms` have passed without one. */
-async function closedWithin(s: TestSocket, ms: number): Promise<{ code: number; reason: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`socket still open after ${ms} ms; got ${JSON.stringify(s.messages)}`)), ms);
-  });
-  try {
-    return await Promise.race([s.closed, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A round trip on an open socket: every event published before it has been received. */
 async function roundTrip(s: TestSocket): Promise<void> {

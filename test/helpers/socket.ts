@@ -57,3 +57,16 @@ export async function authedSocket(wsUrl: string, token: string): Promise<TestSo
   await s.waitFor((m) => m.type === 'auth.ok' || m.type === 'auth.error');
   return s;
 }
+
+/** The socket's close, or a failure once `ms` have passed without one. */
+export async function closedWithin(s: TestSocket, ms: number): Promise<{ code: number; reason: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`socket still open after ${ms} ms; got ${JSON.stringify(s.messages)}`)), ms);
+  });
+  try {
+    return await Promise.race([s.closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
