@@ -35,7 +35,7 @@ describe('fault: PostgreSQL stopped for 10 s under load with a backlog', () => {
   }, 120_000);
   afterAll(async () => {
     await Promise.all([server?.stop(), worker?.stop()]);
-    keepLogs({ api: server, worker });
+    keepLogs({ api: server, worker }, 'postgres-outage');
     await backing?.cleanup();
     await Promise.all([redis?.cleanup(), postgres?.cleanup()]);
   });

@@ -27,7 +27,7 @@ describe('fault: Redis stopped and restarted under load', () => {
   }, 120_000);
   afterAll(async () => {
     await Promise.all([server?.stop(), worker?.stop()]);
-    keepLogs({ api: server, worker });
+    keepLogs({ api: server, worker }, 'redis-outage');
     await backing?.cleanup();
     await Promise.all([redis?.cleanup(), postgres?.cleanup()]);
   });
@@ -50,7 +50,10 @@ describe('fault: Redis stopped and restarted under load', () => {
     for (const o of outageOrders) if (o.jobId) accepted.push(o.jobId);
     expect(accepted.every(Boolean)).toBe(true);
     const drainStarted = Date.now();
-    await waitFor(async () => (await jobStatuses(server, customer.user, accepted)).every((s) => s === 'completed'), 30_000, 'every accepted job completed');
+    let statuses: string[] = [];
+    await waitFor(async () => (statuses = await jobStatuses(server, customer.user, accepted)).every((s) => s === 'completed'), 30_000, 'every accepted job completed').catch((err: unknown) => {
+      throw new Error(`${String(err)}: ${JSON.stringify(statuses)}`);
+    });
     const drainMs = Date.now() - drainStarted;
 
     const during = samples.filter((s) => s.at >= stoppedAt && s.at < restartedAt);

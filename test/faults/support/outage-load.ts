@@ -114,10 +114,10 @@ export async function timedReady(server: TestServer): Promise<{ status: number; 
 }
 
 /** With FAULT_LOG_DIR set, writes each process's output there (`<name>.log`) to read after a run. */
-export function keepLogs(procs: Record<string, RunningProcess | undefined>): void {
+export function keepLogs(procs: Record<string, RunningProcess | undefined>, fault = 'fault'): void {
   const dir = process.env.FAULT_LOG_DIR;
   if (!dir) return;
-  for (const [name, proc] of Object.entries(procs)) if (proc) writeFileSync(join(dir, `${name}.log`), proc.output.join(''));
+  for (const [name, proc] of Object.entries(procs)) if (proc) writeFileSync(join(dir, `${fault}-${name}.log`), proc.output.join(''));
 }
 
 /**
