@@ -1,9 +1,11 @@
 import { Global, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/index.js';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 import { PreparedReads } from './prepared-reads.js';
+import { markSocketErrors } from './socket-errors.js';
 
 export { EmbeddedDatabaseInUse } from './embedded-postgres.js';
 
@@ -48,6 +50,12 @@ export function dataSourceOptions(config: AppConfig, url: string) {
         ...dataSourceOptions(config, await resolveDatabaseUrl(config)),
         autoLoadEntities: true,
       }),
+      // Every process that talks to the database (API, workers, scripts) marks its sockets' errors.
+      dataSourceFactory: async (options) => {
+        const ds = await new DataSource(options!).initialize();
+        markSocketErrors(ds);
+        return ds;
+      },
     }),
   ],
   providers: [PreparedReads],

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/index.js';
+import { fromDependency } from '../health/outages.js';
 
 interface PgPool {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -26,7 +27,12 @@ export class PreparedReads {
 
   async rows<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.ds.driver as unknown as { master: PgPool }).master;
-    const res = await pool.query(this.named ? { name, text, values } : { text, values });
-    return res.rows as T[];
+    try {
+      const res = await pool.query(this.named ? { name, text, values } : { text, values });
+      return res.rows as T[];
+    } catch (err) {
+      // Whatever fails here failed at the database: a reset connection says so with no port.
+      throw fromDependency(err, 'database');
+    }
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { RedisConnections } from '../redis/redis.module.js';
-import { fromDependency, outages, PROBE_TIMEOUT_MS, withinTime, type Dependency } from './outages.js';
+import { outages, PROBE_TIMEOUT_MS, withinTime, type Dependency } from './outages.js';
 
 /**
  * Asks each dependency whether it answers, each within PROBE_TIMEOUT_MS, side by side: readiness
@@ -16,7 +16,6 @@ export class DependencyProbes {
     private readonly redis: RedisConnections,
   ) {
     outages.register('database', () => this.db.query('SELECT 1'), tcpPortOf((db.options as { url?: string }).url));
-    markSocketErrors(db);
   }
 
   async check(): Promise<Partial<Record<Dependency, 'up' | 'down'>>> {
@@ -28,20 +27,6 @@ export class DependencyProbes {
     );
     return Object.fromEntries(results);
   }
-}
-
-interface PgPool {
-  on(event: 'connect', listener: (client: { connection?: { stream?: NodeJS.EventEmitter } }) => void): void;
-}
-
-/**
- * A pooled connection reset under a query fails it with a bare `read ECONNRESET` (no port): marks
- * every error of the pool's sockets as the database's, so the outage log knows it. The mark is set
- * while the socket emits, before any awaiting caller resumes.
- */
-function markSocketErrors(db: DataSource): void {
-  const pool = (db.driver as unknown as { master?: PgPool }).master;
-  pool?.on('connect', (client) => client.connection?.stream?.on('error', (err) => fromDependency(err, 'database')));
 }
 
 /** The TCP port of a postgres:// URL; none for the embedded database's Unix socket. */

@@ -1,1 +1,1 @@
-export { fromDependency, isOutageError, outages, OUTAGE_RETRY_AFTER_S, type Dependency, type DependencyOutages } from './outages.js';
+export { fromDependency, isOutageError, mayBeOutage, outages, OUTAGE_RETRY_AFTER_S, type Dependency, type DependencyOutages } from './outages.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { DependencyOutages, fromDependency, isOutageError } from './outages.js';
+import { DependencyOutages, fromDependency, isOutageError, mayBeOutage } from './outages.js';
 
 /** The dependencies' ports, as registered by the database and Redis connections. */
 const PORTS = new Set([5432, 6379]);
@@ -33,6 +33,24 @@ describe('isOutageError', () => {
     ['a string', 'ECONNREFUSED'],
   ])('%s is not', (_what, err) => {
     expect(isOutageError(err, PORTS)).toBe(false);
+  });
+});
+
+describe('mayBeOutage', () => {
+  it('asks about a bare reset that names nobody: the probes tell a dependency from a provider', () => {
+    expect(mayBeOutage(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }))).toBe(true);
+  });
+
+  it('says yes to what is an outage by its look', () => {
+    expect(mayBeOutage(new Error('Connection terminated unexpectedly'))).toBe(true);
+  });
+
+  it.each([
+    ['a provider that refused on its own port', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED', port: 8080, address: '127.0.0.1' })],
+    ['a constraint violation', { name: 'QueryFailedError', message: 'duplicate key', driverError: { code: '23505' } }],
+    ['a plain bug', new TypeError('x is undefined')],
+  ])('says no to %s', (_what, err) => {
+    expect(mayBeOutage(err)).toBe(false);
   });
 });
 

@@ -64,6 +64,17 @@ export function isOutageError(err: unknown, ports: ReadonlySet<number> = outages
   return false;
 }
 
+/**
+ * Whether `err` may be an outage: it looks like one, or it is a network error that names nobody (a
+ * bare `read ECONNRESET` from a socket nothing marked), which could be a dependency's or a provider's.
+ * Work that would fail for good on it asks `outages.confirm` first: the probes tell which it was.
+ */
+export function mayBeOutage(err: unknown): boolean {
+  if (isOutageError(err)) return true;
+  const e = err as OutageCandidate | undefined;
+  return !!e && typeof e.code === 'string' && NETWORK_CODES.has(e.code) && e.port === undefined && (e as { address?: unknown }).address === undefined;
+}
+
 /** Answers within `ms`: a probe that hangs (a full pool, a half-open socket) counts as down. */
 export function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -451,6 +451,36 @@ describe('JobRunner', () => {
     expect(runner.running).toBe(0);
   });
 
+  it('runs a job again when its handler met a bare reset that names nobody while the database is down', async () => {
+    // An outage an earlier case began ends at the next probe.
+    outages.register('database', async () => 'up', 5432);
+    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+    let probes = 0;
+    outages.register('database', async () => {
+      probes += 1;
+      if (probes === 1) throw new Error('down');
+    }, 5432);
+    let calls = 0;
+    handlers.set('thing', async () => {
+      calls += 1;
+      if (calls === 1) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+      return { made: 'after the outage' };
+    });
+    await runner.run(JOB);
+    expect(calls).toBe(2);
+    expect(row()).toMatchObject({ status: 'completed', attempts: 2 });
+  });
+
+  it('fails a job whose handler met a bare reset while every dependency answers (a provider hung up)', async () => {
+    outages.register('database', async () => 'up', 5432);
+    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+    handlers.set('thing', async () => {
+      throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    });
+    await runner.run(JOB);
+    expect(row()).toMatchObject({ status: 'failed', attempts: 1 });
+  });
+
   it('fails a job whose handler met a refused connection while every dependency answers (a provider down)', async () => {
     outages.register('database', async () => 'up', 5432);
     // An outage an earlier case began ends at the next probe.
