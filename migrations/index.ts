@@ -25,6 +25,7 @@ import { PasswordResets1733430000000 } from './1733430000000-password-resets.js'
 import { TwoFactor1733440000000 } from './1733440000000-two-factor.js';
 import { SessionActivity1733450000000 } from './1733450000000-session-activity.js';
 import { DataRights1733460000000 } from './1733460000000-data-rights.js';
+import { Billing1733470000000 } from './1733470000000-billing.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   TwoFactor1733440000000,
   SessionActivity1733450000000,
   DataRights1733460000000,
+  Billing1733470000000,
 ];

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { parseBillingSettings, type BillingSettings } from '../modules/billing/billing.settings.js';
 import { parseNotificationsSettings, type NotificationsSettings } from '../modules/notifications/notifications.settings.js';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
@@ -601,6 +602,8 @@ export class AppConfig {
   readonly outbox: OutboxSettings;
   /** Transactional mail (the notifications context's own settings). */
   readonly notifications: NotificationsSettings;
+  /** Payments and allocations (the billing context's own settings). */
+  readonly billing: BillingSettings;
   readonly dataRights: DataRightsSettings;
 
   constructor(env: Env = {}) {
@@ -790,6 +793,7 @@ export class AppConfig {
     this.outbox = outboxSettings(env);
     try {
       this.notifications = parseNotificationsSettings(env);
+      this.billing = parseBillingSettings(env);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }

@@ -7,7 +7,9 @@ const APP = 'https://app.example.com';
 const at = '2024-12-05T14:03:09.000Z';
 
 /** One payload per event type; `expected`: the first link the message must carry. */
-const CASES: { [T in OutboxEventType]: { payload: OutboxEventPayloads[T]; to: string; link: string; subject: RegExp } } = {
+type MailEventType = Exclude<OutboxEventType, 'billing.provider_event'>;
+
+const CASES: { [T in MailEventType]: { payload: OutboxEventPayloads[T]; to: string; link: string; subject: RegExp } } = {
   'account.email_verification_requested': { payload: { userId: 'user_1', email: 'a@x.test' }, to: 'a@x.test', link: `${APP}/verify-email?token=tok`, subject: /^Verify your email address for Persona Studio$/ },
   'account.email_change_requested': { payload: { userId: 'user_1', newEmail: 'new@x.test' }, to: 'new@x.test', link: `${APP}/confirm-email?token=tok`, subject: /Confirm your new email address/ },
   'account.email_changed': { payload: { userId: 'user_1', oldEmail: 'old@x.test', newEmail: 'new@x.test' }, to: 'old@x.test', link: `${APP}/settings/security`, subject: /email address was changed/ },
@@ -19,6 +21,12 @@ const CASES: { [T in OutboxEventType]: { payload: OutboxEventPayloads[T]; to: st
   'organisation.invitation_created': {
     payload: { invitationId: 'inv_1', email: 'b@x.test', role: 'editor', inviterName: 'Ada', workspaceName: 'Acme' }, to: 'b@x.test', link: `${APP}/invitations/accept?token=tok`, subject: /^Ada invited you to join Acme on Persona Studio$/,
   },
+  'credits.low': {
+    payload: { email: 'o@x.test', threshold: 10, remaining: 20, granted: 200, balance: 120, resetsAt: at }, to: 'o@x.test', link: `${APP}/settings/billing`, subject: /^Your Persona Studio monthly credits are running low$/,
+  },
+  'billing.payment_failed': {
+    payload: { email: 'o@x.test', invoiceId: 'in_1', amount: 2900, currency: 'usd', hostedUrl: null, plan: 'pro' }, to: 'o@x.test', link: `${APP}/settings/billing`, subject: /^Your Persona Studio payment failed$/,
+  },
 };
 
 describe('mail templates', () => {
@@ -26,7 +34,7 @@ describe('mail templates', () => {
     expect([...MAIL_EVENT_TYPES].sort()).toEqual(Object.keys(CASES).sort());
   });
 
-  for (const type of Object.keys(CASES) as OutboxEventType[]) {
+  for (const type of Object.keys(CASES) as MailEventType[]) {
     it(`${type}: recipient, subject, the action link first in text, HTML and links`, () => {
       const c = CASES[type];
       const mail = renderMail(type, c.payload as never, { appUrl: APP, secret: 'tok', branding: null });
@@ -39,6 +47,13 @@ describe('mail templates', () => {
       expect(mail.text).toContain('Sent by Persona Studio.');
     });
   }
+
+  it("sends a failed payment's reader to the provider's invoice page when there is one, with the amount in their currency", () => {
+    const payload = { ...CASES['billing.payment_failed'].payload, hostedUrl: 'https://invoice.stripe.com/i/acct_1/in_1' };
+    const mail = renderMail('billing.payment_failed', payload, { appUrl: APP, secret: undefined, branding: null });
+    expect(mail.links).toEqual(['https://invoice.stripe.com/i/acct_1/in_1']);
+    expect(mail.text).toContain('$29.00');
+  });
 
   it('refuses to render a token link without the token (no retry can help)', () => {
     expect(() => renderMail('account.password_reset_requested', CASES['account.password_reset_requested'].payload, { appUrl: APP, secret: undefined, branding: null })).toThrow(TemplateProblem);

@@ -146,7 +146,38 @@ const TEMPLATES: { [T in OutboxEventType]: Template<T> | null } = {
     paragraphs: [`${p.inviterName} invited you to join the workspace ${p.workspaceName} on ${brand} as ${p.role}.`, IGNORE],
     action: { label: 'Accept the invitation', url: tokenLink(ctx, '/invitations/accept') },
   }),
+  'billing.provider_event': null,
+  'credits.low': (p, ctx, brand) => ({
+    to: p.email,
+    subject: p.threshold === 0 ? `Your ${brand} monthly credits are used up` : `Your ${brand} monthly credits are running low`,
+    heading: p.threshold === 0 ? 'Your monthly credits are used up' : `${p.threshold}% of your monthly credits left`,
+    paragraphs: [
+      `Your workspace has ${p.remaining} of this period's ${p.granted} plan credits left, and ${p.balance} credits in all.`,
+      p.resetsAt ? `Your plan's credits renew on ${when(p.resetsAt)}. Purchased credits never expire.` : 'Purchased credits never expire.',
+      'Buy a credit pack or move to a larger plan to keep generating without a pause.',
+    ],
+    action: { label: 'Get more credits', url: `${ctx.appUrl}/settings/billing` },
+  }),
+  'billing.payment_failed': (p, ctx, brand) => ({
+    to: p.email,
+    subject: `Your ${brand} payment failed`,
+    heading: 'Your payment failed',
+    paragraphs: [
+      `We could not collect ${money(p.amount, p.currency)} for your ${p.plan} plan. Your features stay on while we retry the payment.`,
+      'Update your card or pay the invoice to keep your plan.',
+    ],
+    action: { label: 'Pay the invoice', url: p.hostedUrl && /^https?:\/\//.test(p.hostedUrl) ? p.hostedUrl : `${ctx.appUrl}/settings/billing` },
+  }),
 };
+
+/** `$29.00`, `€9.00`: an amount in the currency's smallest unit, for a reader. */
+function money(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+  } catch {
+    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+}
 
 /** The event types that send mail. */
 export const MAIL_EVENT_TYPES = (Object.keys(TEMPLATES) as OutboxEventType[]).filter((t) => TEMPLATES[t] !== null);
