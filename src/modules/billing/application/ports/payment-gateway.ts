@@ -1,4 +1,3 @@
-import type { Plan } from '../../../../core/index.js';
 import type { PackId, PaidPlan, Price } from '../../domain/catalogue.js';
 
 /** Subscription statuses the service keeps (Stripe's others map onto these; see each adapter). */
