@@ -1,4 +1,5 @@
-import type { PackId, PaidPlan } from './domain/catalogue.js';
+/** What has a price: the paid plans and the packs (the catalogue's ids, repeated here: settings import nothing but core). */
+export type PricedItem = 'pro' | 'agency' | 'pack_100' | 'pack_250' | 'pack_500' | 'pack_1000';
 
 /** Stripe's account settings; without a secret key billing runs on the offline sandbox. */
 export interface StripeSettings {
@@ -8,7 +9,7 @@ export interface StripeSettings {
   /** Where the SDK sends requests (host, port, protocol); Stripe's own API when unset. */
   readonly apiBase?: URL;
   /** The Stripe price ids of the paid plans and the packs (`price_…`). */
-  readonly prices: Readonly<Record<PaidPlan | PackId, string>>;
+  readonly prices: Readonly<Record<PricedItem, string>>;
 }
 
 /**
@@ -24,7 +25,7 @@ export interface BillingSettings {
 }
 
 /** The environment names of the price ids, in catalogue order. */
-export const PRICE_ENV: Readonly<Record<PaidPlan | PackId, string>> = {
+export const PRICE_ENV: Readonly<Record<PricedItem, string>> = {
   pro: 'STRIPE_PRICE_PRO',
   agency: 'STRIPE_PRICE_AGENCY',
   pack_100: 'STRIPE_PRICE_PACK_100',
@@ -55,8 +56,8 @@ export function parseBillingSettings(env: Record<string, string | undefined>): B
   if (!/^(sk|rk)_(test|live)_\w+$/.test(secretKey)) throw new Error('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)');
   const webhookSecret = value(env, 'STRIPE_WEBHOOK_SECRET');
   if (!webhookSecret?.startsWith('whsec_')) throw new Error('STRIPE_WEBHOOK_SECRET (whsec_…) is required with STRIPE_SECRET_KEY');
-  const prices = {} as Record<PaidPlan | PackId, string>;
-  for (const [item, name] of Object.entries(PRICE_ENV) as Array<[PaidPlan | PackId, string]>) {
+  const prices = {} as Record<PricedItem, string>;
+  for (const [item, name] of Object.entries(PRICE_ENV) as Array<[PricedItem, string]>) {
     const id = value(env, name);
     if (!id?.startsWith('price_')) throw new Error(`${name} (a Stripe price id, price_…) is required with STRIPE_SECRET_KEY`);
     prices[item] = id;
