@@ -577,7 +577,6 @@ export class AppConfig {
   readonly embeddingUrl?: string;
   readonly embeddingApiKey?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  readonly signupCredits: number;
   /** `INVITATION_TTL_HOURS`: how long a workspace invitation can be accepted (fractions allowed, for tests). */
   readonly invitationTtlHours: number;
   readonly passwords: PasswordSettings;
@@ -672,7 +671,6 @@ export class AppConfig {
     this.embeddingUrl = url(env, 'EMBEDDING_URL', undefined, ['http:', 'https:']);
     this.embeddingApiKey = optional(env, 'EMBEDDING_API_KEY');
     this.logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const);
-    this.signupCredits = int(env, 'SIGNUP_CREDITS', 50, 0, 1_000_000);
     this.invitationTtlHours = positiveHours(env, 'INVITATION_TTL_HOURS', 7 * 24, 30 * 24);
     this.passwords = passwordSettings(env);
     const price = (name: string, fallback: number) => int(env, `PRICE_${name}`, fallback, 0, 1_000_000);

@@ -21,13 +21,10 @@ export interface OutboxEventPayloads {
   'organisation.invitation_created': { invitationId: string; email: string; role: string; inviterName: string; workspaceName: string };
   /** A verified payment-provider event to act on (billing re-reads its object from the provider). Internal. */
   'billing.provider_event': { eventId: string; eventType: string; objectType: 'checkout.session' | 'subscription' | 'invoice' | 'other'; objectId: string };
-  /**
-   * The allocation's remaining credits fell to `threshold` % (25, 10, 0) of this period's grant.
-   * `email`: the workspace owner's address when it happened (the alert mail goes there).
-   */
-  'credits.low': { email: string; threshold: number; remaining: number; granted: number; balance: number; resetsAt: string | null };
-  /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay; `email`: the owner's. */
-  'billing.payment_failed': { email: string; invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
+  /** The allocation's remaining credits fell to `threshold` % (25, 10, 0) of this period's grant. Mail goes to the owners. */
+  'credits.low': { threshold: number; remaining: number; granted: number; balance: number; resetsAt: string | null };
+  /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay. Mail goes to the owners. */
+  'billing.payment_failed': { invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
 }
 
 export type OutboxEventType = keyof OutboxEventPayloads;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
+import { AuthModule } from '../auth/index.js';
 import { DevMailboxController } from './api/dev-mailbox.controller.js';
 import { DevMailboxService } from './application/dev-mailbox.service.js';
 import { MailSubscriber } from './application/mail-subscriber.js';
@@ -14,6 +15,7 @@ import { SmtpMailer } from './infrastructure/smtp-mailer.js';
  * Exports nothing: a context announces a fact through the outbox, never by calling this one.
  */
 @Module({
+  imports: [AuthModule],
   controllers: [DevMailboxController],
   providers: [
     MailMessagesRepository,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/index.js';
 import { InvitationsController } from './api/invitations.controller.js';
 import { MembersController } from './api/members.controller.js';
 import { OrganisationsController } from './api/organisations.controller.js';
@@ -12,6 +13,7 @@ import { OrganisationsDataContributor } from './infrastructure/organisations-dat
 
 /** Organisations: workspaces as teams, their members, invitations and audit-log route (contract §14). */
 @Module({
+  imports: [BillingModule],
   controllers: [OrganisationsController, MembersController, InvitationsController],
   providers: [OrganisationsDataContributor, OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
   exports: [OrganisationsFacade],

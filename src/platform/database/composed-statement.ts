@@ -27,11 +27,16 @@ export class ComposedStatement {
   }
 
   get sql(): string {
-    return `WITH ${this.parts.join(', ')} SELECT 1`;
+    return this.sqlSelecting('SELECT 1');
   }
 
-  async run(m: Queryable): Promise<void> {
+  /** Runs the statement; `select` (default `SELECT 1`) is its final query, whose rows it answers. */
+  async run<T = unknown>(m: Queryable, select = 'SELECT 1'): Promise<T[]> {
     if (this.parts.length === 0) throw new Error('An empty statement has nothing to run');
-    await m.query(this.sql, this.params.values);
+    return (await m.query(this.sqlSelecting(select), this.params.values)) as T[];
+  }
+
+  private sqlSelecting(select: string): string {
+    return `WITH ${this.parts.join(', ')} ${select}`;
   }
 }

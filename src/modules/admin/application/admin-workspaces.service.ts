@@ -33,10 +33,9 @@ export class AdminWorkspacesService {
   /** Audited in the target workspace's log: its members see who moved their plan. */
   async setPlan(adminUserId: string, workspaceId: string, plan: Plan): Promise<Workspace> {
     const workspace = await inTransaction(this.ds, async (tx) => {
-      const changed = await this.accounts.changePlan(tx, workspaceId, plan);
-      const details = { from: changed.from, to: plan };
-      await this.audit.record(tx, { workspaceId, actorUserId: adminUserId, action: 'plan.changed', targetType: 'workspace', targetId: workspaceId, details });
-      return changed.workspace;
+      const { from } = await this.billing.changePlan(tx, workspaceId, plan);
+      await this.audit.record(tx, { workspaceId, actorUserId: adminUserId, action: 'plan.changed', targetType: 'workspace', targetId: workspaceId, details: { from, to: plan } });
+      return this.accounts.getWorkspace(workspaceId, tx);
     });
     await this.limiter.bumpAccessStamp(workspaceId);
     return workspace;

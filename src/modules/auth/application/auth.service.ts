@@ -67,7 +67,7 @@ export class AuthService {
     private readonly deletions: AccountDeletionService,
   ) {}
 
-  /** Workspace, user, signup grant, the verification mail's event and first session commit together; a taken email (any case) is 409. */
+  /** Workspace, user, the first Starter allocation, the verification mail's event and first session commit together; a taken email (any case) is 409. */
   async register(input: Registration, client: ClientInfo): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
     const displayName = input.displayName || defaultDisplayName(email);
@@ -86,9 +86,7 @@ export class AuthService {
           role: 'user',
           locale: input.locale,
         });
-        if (this.config.signupCredits > 0) {
-          await this.billing.credit(tx, { workspaceId, amount: this.config.signupCredits, reason: 'signup_grant', refType: 'user', refId: user.id });
-        }
+        await this.billing.openFirstAllocation(tx, workspaceId);
         if (input.invitationToken) await this.organisations.acceptOnRegister(tx, user.id, email, input.invitationToken);
         await this.emailVerification.recordOnRegistration(tx, user, workspaceId);
         return { user, ...(await this.sessionTokens.start(tx, { userId: user.id, workspaceId }, client)) };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { offsetOf, type Page, type PageRequest, type Plan, type Role, type WorkspaceRole } from '../../../core/index.js';
-import { changedRows, type Tx } from '../../../platform/database/index.js';
+import type { Tx } from '../../../platform/database/index.js';
 import type { Account, Membership, User, Workspace, WorkspaceWithOwner } from '../domain/accounts.js';
 import {
   ACCOUNT_COLUMNS,
@@ -130,14 +130,13 @@ export class AccountsRepository {
   }
 
   /** The workspace on its new plan and the plan it left, read under the row lock so concurrent changes each see the one before. */
-  async setPlan(id: string, plan: Plan, tx: Tx = this.ds.manager): Promise<{ workspace: Workspace; from: Plan } | null> {
-    const rows = await changedRows<WorkspaceRow & { from_plan: Plan }>(
-      tx,
-      `WITH old AS (SELECT id, plan FROM workspaces WHERE id = $1 FOR UPDATE)
-       UPDATE workspaces w SET plan = $2, updated_at = now() FROM old WHERE w.id = old.id RETURNING ${WORKSPACE_COLUMNS}, old.plan AS from_plan`,
-      [id, plan],
+  async ownerEmails(workspaceId: string): Promise<string[]> {
+    const rows: Array<{ email: string }> = await this.ds.query(
+      `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+       WHERE m.workspace_id = $1 AND m.role = 'owner' ORDER BY m.created_at, m.user_id`,
+      [workspaceId],
     );
-    return rows[0] ? { workspace: toWorkspace(rows[0]), from: rows[0].from_plan } : null;
+    return rows.map((r) => r.email);
   }
 
   /**

@@ -1,34 +1,58 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../core/index.js';
 import { ComposedStatement, type Tx } from '../../../platform/database/index.js';
+import type { AllocationState } from '../domain/allocation.js';
 import type { LedgerEntry } from '../domain/credits.js';
-import type { CreditLedgerRepository } from '../infrastructure/credit-ledger.repository.js';
+import type { AllocationsRepository } from '../infrastructure/allocations.repository.js';
+import type { CreditLedgerRepository, Moved } from '../infrastructure/credit-ledger.repository.js';
+import type { PlansRepository } from '../infrastructure/plans.repository.js';
 import { BillingFacade } from './billing.facade.js';
+import type { CreditAlerts } from './credit-alerts.js';
 
-/** An in-memory ledger with the repository's contract: a debit that cannot go below zero, recorded with its entry. */
+/**
+ * An in-memory ledger with the repository's contract: a debit that cannot go below zero, taking the
+ * allocation first, recorded with its entry.
+ */
 class FakeLedger {
   readonly entries: Array<Omit<LedgerEntry, 'id' | 'createdAt'>> = [];
+  allocation: AllocationState = { granted: 0, remaining: 0, period: null };
   constructor(readonly balances: Map<string, number>) {}
 
   /** Moves the balance and appends the entry together; a covered-only move that is not covered moves nothing. */
-  async move(_tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>, requireCover: boolean): Promise<LedgerEntry | null> {
+  async move(_tx: Tx, e: Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>, requireCover: boolean): Promise<Moved | null> {
     const b = this.balances.get(e.workspaceId);
     if (b === undefined || (requireCover && b + e.amount < 0)) return null;
     this.balances.set(e.workspaceId, b + e.amount);
+    if (e.amount < 0) this.allocation = { ...this.allocation, remaining: Math.max(0, this.allocation.remaining + e.amount) };
     const entry = { ...e, balanceAfter: b + e.amount };
     this.entries.push(entry);
-    return { ...entry, id: `led_${this.entries.length}`, createdAt: new Date(0) };
+    return { entry: { ...entry, id: `led_${this.entries.length}`, createdAt: new Date(0) }, allocation: this.allocation };
   }
   async balance(id: string) {
     return this.balances.get(id) ?? null;
   }
 }
 
+/** The alerts the facade asked for: in the debit's transaction or after its own statement. */
+function alertsRecorder() {
+  const raised: Array<{ how: 'in_tx' | 'after'; state: AllocationState; balance: number }> = [];
+  const alerts = {
+    raise: async (_tx: Tx, _ws: string, state: AllocationState, balance: number) => void raised.push({ how: 'in_tx', state, balance }),
+    raiseAfter: async (_ws: string, state: AllocationState, balance: number) => void raised.push({ how: 'after', state, balance }),
+  };
+  return { raised, alerts: alerts as unknown as CreditAlerts };
+}
+
+function facade(ledger: unknown, alerts: CreditAlerts = alertsRecorder().alerts): BillingFacade {
+  return new BillingFacade(ledger as CreditLedgerRepository, {} as AllocationsRepository, {} as PlansRepository, alerts);
+}
+
 const tx = {} as Tx;
 
 function setup(balance = 100) {
   const ledger = new FakeLedger(new Map([['ws_a', balance]]));
-  return { ledger, billing: new BillingFacade(ledger as unknown as CreditLedgerRepository) };
+  const recorder = alertsRecorder();
+  return { ledger, raised: recorder.raised, billing: facade(ledger, recorder.alerts) };
 }
 
 async function errorOf(p: Promise<unknown>): Promise<AppError> {
@@ -49,6 +73,19 @@ describe('BillingFacade', () => {
     expect(ledger.entries).toEqual([
       { workspaceId: 'ws_a', amount: -30, balanceAfter: 70, reason: 'image_generation', refType: 'job', refId: 'job_1' },
     ]);
+  });
+
+  it('hands the allocation a debit left to the alerts, in the debit\'s transaction', async () => {
+    const { billing, ledger, raised } = setup(250);
+    ledger.allocation = { granted: 200, remaining: 200, period: 'invoice:in_1' };
+    await billing.debit(tx, { workspaceId: 'ws_a', amount: 180, reason: 'lora_training' });
+    expect(raised).toEqual([{ how: 'in_tx', state: { granted: 200, remaining: 20, period: 'invoice:in_1' }, balance: 70 }]);
+  });
+
+  it('raises no alert for a debit refused', async () => {
+    const { billing, raised } = setup(5);
+    await errorOf(billing.debit(tx, { workspaceId: 'ws_a', amount: 6, reason: 'x' }));
+    expect(raised).toEqual([]);
   });
 
   it('refuses a debit beyond the balance with the amounts, recording nothing', async () => {
@@ -90,11 +127,19 @@ describe('BillingFacade.payFor', () => {
       runWith: async (_st: ComposedStatement, movement: Record<string, unknown> | null) => {
         runs.push(movement);
         if (failure) throw failure;
+        return movement ? { balance: 7, allocation: { granted: 50, remaining: 3, period: 'starter:1' } } : null;
       },
       balance: async () => balance,
     };
-    return { runs, billing: new BillingFacade(ledger as unknown as CreditLedgerRepository) };
+    const recorder = alertsRecorder();
+    return { runs, raised: recorder.raised, billing: facade(ledger, recorder.alerts) };
   }
+
+  it('hands what a paid order left to the alerts after its statement committed', async () => {
+    const { billing, raised } = payingSetup(null);
+    await billing.payFor(new ComposedStatement(), { workspaceId: 'ws_a', amount: 9, reason: 'content_image' });
+    expect(raised).toEqual([{ how: 'after', state: { granted: 50, remaining: 3, period: 'starter:1' }, balance: 7 }]);
+  });
 
   it('runs the caller’s writes with the debit as a negative movement', async () => {
     const { billing, runs } = payingSetup(null);

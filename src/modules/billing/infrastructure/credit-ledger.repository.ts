@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, offsetOf, type Page, type PageRequest } from '../../../core/index.js';
 import { isCheckViolation, SqlParams, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
+import type { AllocationState } from '../domain/allocation.js';
 import type { LedgerEntry } from '../domain/credits.js';
 
 interface LedgerRow {
@@ -18,6 +19,22 @@ interface LedgerRow {
 
 const LEDGER_COLUMNS = 'id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at';
 
+/** What a movement left: its ledger entry and the allocation bucket after it. */
+export interface Moved {
+  entry: LedgerEntry;
+  allocation: AllocationState;
+}
+
+interface AllocationRow {
+  allocation_granted: number;
+  allocation_remaining: number;
+  allocation_period: string | null;
+  allocation_resets_at: Date | null;
+}
+
+/** The allocation columns the balance update answers (as `moved`), for the low-credit alerts. */
+const ALLOCATION_COLUMNS = 'allocation_granted, allocation_remaining, allocation_period, allocation_resets_at';
+
 /** The workspace balance and its append-only ledger. Every write runs inside the caller's transaction or statement. */
 @Injectable()
 export class CreditLedgerRepository {
@@ -28,13 +45,18 @@ export class CreditLedgerRepository {
    * the workspace row stays locked for one round trip less, which is what concurrent paid actions
    * of one workspace queue on. With `requireCover`, the update only happens if the balance covers
    * the debit (a conditional update: under any concurrency the balance never goes below zero).
-   * Answers the ledger row, or null when nothing moved (not covered, or no such workspace).
+   * Answers the ledger row and the allocation after it, or null when nothing moved (not covered,
+   * or no such workspace).
    */
-  async move(tx: Tx, e: Movement, requireCover: boolean): Promise<LedgerEntry | null> {
+  async move(tx: Tx, e: Movement, requireCover: boolean): Promise<Moved | null> {
     const p = new SqlParams();
     const { update, append } = movementSql(p, e, requireCover, 'moved');
-    const rows: LedgerRow[] = await tx.query(`WITH moved AS (${update}) ${append} RETURNING ${LEDGER_COLUMNS}`, p.values);
-    return rows[0] ? toEntry(rows[0]) : null;
+    const rows: Array<LedgerRow & AllocationRow> = await tx.query(
+      `WITH moved AS (${update}), entry AS (${append} RETURNING ${LEDGER_COLUMNS})
+       SELECT entry.*, ${ALLOCATION_COLUMNS} FROM entry CROSS JOIN moved`,
+      p.values,
+    );
+    return rows[0] ? { entry: toEntry(rows[0]), allocation: toAllocation(rows[0]) } : null;
   }
 
   /**
@@ -42,16 +64,19 @@ export class CreditLedgerRepository {
    * expressions: work that must commit with its charge, without the workspace row held across a
    * round trip to this process. There is no cover condition: the balance's CHECK constraint fails
    * the whole statement instead, so nothing else it writes survives an uncovered debit (see
-   * `isUncovered`).
+   * `isUncovered`). Answers the balance and allocation the debit left, null without a movement.
    */
-  async runWith(statement: ComposedStatement, e: Movement | null): Promise<void> {
-    if (e) {
-      statement.withParts((p) => {
-        const { update, append } = movementSql(p, e, false, 'credit_moved');
-        return [['credit_moved', update], ['credit_entry', append]];
-      });
+  async runWith(statement: ComposedStatement, e: Movement | null): Promise<{ balance: number; allocation: AllocationState } | null> {
+    if (!e) {
+      await statement.run(this.ds);
+      return null;
     }
-    await statement.run(this.ds);
+    statement.withParts((p) => {
+      const { update, append } = movementSql(p, e, false, 'credit_moved');
+      return [['credit_moved', update], ['credit_entry', append]];
+    });
+    const rows = await statement.run<AllocationRow & { credits_balance: number }>(this.ds, `SELECT credits_balance, ${ALLOCATION_COLUMNS} FROM credit_moved`);
+    return rows[0] ? { balance: rows[0].credits_balance, allocation: toAllocation(rows[0]) } : null;
   }
 
   async balance(workspaceId: string, tx?: Tx): Promise<number | null> {
@@ -89,19 +114,27 @@ export function isUncovered(err: unknown): boolean {
 }
 
 /**
- * The balance update (to run as the CTE named `moved`, answering the workspace's id and new balance)
- * and the INSERT of its ledger row selecting from it; both use one bound amount.
+ * The balance update (to run as the CTE named `moved`, answering the workspace's id, new balance and
+ * allocation) and the INSERT of its ledger row selecting from it; both use one bound amount. A debit
+ * takes the period's allocation first (`allocation_remaining` goes down with the balance, never
+ * below 0), then purchased credits; credits added (refunds, payouts, grants by hand) are purchased
+ * credits: they never expire. Allocations move through `AllocationsRepository`, not here.
  */
 function movementSql(p: SqlParams, e: Movement, requireCover: boolean, moved: string): { update: string; append: string } {
   const amount = p.bind(e.amount);
   const cover = requireCover ? ` AND credits_balance + ${amount} >= 0` : '';
-  const update = `UPDATE workspaces SET credits_balance = credits_balance + ${amount}, updated_at = now()
-    WHERE id = ${p.bind(e.workspaceId)}${cover} RETURNING id, credits_balance`;
+  const allocation = e.amount < 0 ? `GREATEST(allocation_remaining + ${amount}, 0)` : 'allocation_remaining';
+  const update = `UPDATE workspaces SET credits_balance = credits_balance + ${amount}, allocation_remaining = ${allocation}, updated_at = now()
+    WHERE id = ${p.bind(e.workspaceId)}${cover} RETURNING id, credits_balance, ${ALLOCATION_COLUMNS}`;
   // clock_timestamp(), not now(): several entries of one transaction still sort in the order they were made.
   const append = `INSERT INTO credit_ledger (id, workspace_id, amount, balance_after, reason, ref_type, ref_id, created_at)
     SELECT ${p.bind(newId('led'))}, id, ${amount}, credits_balance, ${p.bind(e.reason)}, ${p.bind(e.refType)}, ${p.bind(e.refId)}, clock_timestamp()
     FROM ${moved}`;
   return { update, append };
+}
+
+function toAllocation(r: AllocationRow): AllocationState {
+  return { granted: r.allocation_granted, remaining: r.allocation_remaining, period: r.allocation_period, resetsAt: r.allocation_resets_at };
 }
 
 function toEntry(r: LedgerRow): LedgerEntry {

@@ -4,7 +4,8 @@ import type { OutboxEvent } from '../../../core/index.js';
 import { isForeignKeyViolation } from '../../../platform/database/index.js';
 import { OutboxSubscribers, PermanentDeliveryFailure, type DeliveryAttempt } from '../../../platform/outbox/index.js';
 import { BrandingService } from '../../organisations/index.js';
-import { MAIL_EVENT_TYPES, PRODUCT_NAME, renderMail, TemplateProblem, type MailLook } from '../domain/mail-templates.js';
+import { AccountsFacade } from '../../auth/index.js';
+import { MAIL_EVENT_TYPES, PRODUCT_NAME, renderMail, TemplateProblem, type MailLook, type RenderedMail } from '../domain/mail-templates.js';
 import { parseSender } from '../domain/sender.js';
 import { MailMessagesRepository } from '../infrastructure/mail-messages.repository.js';
 import { Mailer } from './mailer.js';
@@ -28,6 +29,7 @@ export class MailSubscriber implements OnModuleInit {
     private readonly branding: BrandingService,
     private readonly messages: MailMessagesRepository,
     private readonly mailer: Mailer,
+    private readonly accounts: AccountsFacade,
   ) {}
 
   onModuleInit(): void {
@@ -47,6 +49,12 @@ export class MailSubscriber implements OnModuleInit {
       throw err;
     }
     const userId = 'userId' in event.payload ? event.payload.userId : null;
+    const recipients = rendered.to !== null ? [rendered.to] : await this.ownersOf(event.workspaceId);
+    // One message per recipient; a retry sends only those not sent yet.
+    for (const to of recipients) await this.deliver(event, { ...rendered, to }, userId, look, attempt);
+  }
+
+  private async deliver(event: OutboxEvent, rendered: RenderedMail & { to: string }, userId: string | null, look: MailLook | null, attempt: DeliveryAttempt): Promise<void> {
     let record;
     try {
       record = await this.messages.begin({ eventId: event.id, workspaceId: event.workspaceId, userId, to: rendered.to, template: event.type, subject: rendered.subject });
@@ -74,6 +82,13 @@ export class MailSubscriber implements OnModuleInit {
       await this.messages.markFailed(record.id, message, attempt.last).catch(() => undefined);
       throw err;
     }
+  }
+
+  /** The addresses of a workspace's owners, for a fact about the workspace; none is a permanent failure. */
+  private async ownersOf(workspaceId: string | null): Promise<string[]> {
+    const owners = workspaceId ? await this.accounts.ownerEmails(workspaceId) : [];
+    if (owners.length === 0) throw new PermanentDeliveryFailure('the workspace has no owner to write to');
+    return owners;
   }
 
   private async lookOf(workspaceId: string): Promise<MailLook | null> {

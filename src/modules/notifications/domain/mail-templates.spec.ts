@@ -9,7 +9,7 @@ const at = '2024-12-05T14:03:09.000Z';
 /** One payload per event type; `expected`: the first link the message must carry. */
 type MailEventType = Exclude<OutboxEventType, 'billing.provider_event'>;
 
-const CASES: { [T in MailEventType]: { payload: OutboxEventPayloads[T]; to: string; link: string; subject: RegExp } } = {
+const CASES: { [T in MailEventType]: { payload: OutboxEventPayloads[T]; to: string | null; link: string; subject: RegExp } } = {
   'account.email_verification_requested': { payload: { userId: 'user_1', email: 'a@x.test' }, to: 'a@x.test', link: `${APP}/verify-email?token=tok`, subject: /^Verify your email address for Persona Studio$/ },
   'account.email_change_requested': { payload: { userId: 'user_1', newEmail: 'new@x.test' }, to: 'new@x.test', link: `${APP}/confirm-email?token=tok`, subject: /Confirm your new email address/ },
   'account.email_changed': { payload: { userId: 'user_1', oldEmail: 'old@x.test', newEmail: 'new@x.test' }, to: 'old@x.test', link: `${APP}/settings/security`, subject: /email address was changed/ },
@@ -22,10 +22,10 @@ const CASES: { [T in MailEventType]: { payload: OutboxEventPayloads[T]; to: stri
     payload: { invitationId: 'inv_1', email: 'b@x.test', role: 'editor', inviterName: 'Ada', workspaceName: 'Acme' }, to: 'b@x.test', link: `${APP}/invitations/accept?token=tok`, subject: /^Ada invited you to join Acme on Persona Studio$/,
   },
   'credits.low': {
-    payload: { email: 'o@x.test', threshold: 10, remaining: 20, granted: 200, balance: 120, resetsAt: at }, to: 'o@x.test', link: `${APP}/settings/billing`, subject: /^Your Persona Studio monthly credits are running low$/,
+    payload: { threshold: 10, remaining: 20, granted: 200, balance: 120, resetsAt: at }, to: null, link: `${APP}/settings/billing`, subject: /^Your Persona Studio monthly credits are running low$/,
   },
   'billing.payment_failed': {
-    payload: { email: 'o@x.test', invoiceId: 'in_1', amount: 2900, currency: 'usd', hostedUrl: null, plan: 'pro' }, to: 'o@x.test', link: `${APP}/settings/billing`, subject: /^Your Persona Studio payment failed$/,
+    payload: { invoiceId: 'in_1', amount: 2900, currency: 'usd', hostedUrl: null, plan: 'pro' }, to: null, link: `${APP}/settings/billing`, subject: /^Your Persona Studio payment failed$/,
   },
 };
 

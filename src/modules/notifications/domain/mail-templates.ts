@@ -19,9 +19,9 @@ export interface RenderContext {
   branding: MailLook | null;
 }
 
-/** A message ready to send: `links` are its absolute URLs, the action first. */
+/** A message ready to send: `links` are its absolute URLs, the action first; `to` null: the workspace's owners. */
 export interface RenderedMail {
-  to: string;
+  to: string | null;
   subject: string;
   text: string;
   html: string;
@@ -32,7 +32,8 @@ export interface RenderedMail {
 export class TemplateProblem extends Error {}
 
 interface MailContent {
-  to: string;
+  /** Null: the owners of the event's workspace (a fact about the workspace, not about one user). */
+  to: string | null;
   subject: string;
   heading: string;
   paragraphs: string[];
@@ -148,7 +149,7 @@ const TEMPLATES: { [T in OutboxEventType]: Template<T> | null } = {
   }),
   'billing.provider_event': null,
   'credits.low': (p, ctx, brand) => ({
-    to: p.email,
+    to: null,
     subject: p.threshold === 0 ? `Your ${brand} monthly credits are used up` : `Your ${brand} monthly credits are running low`,
     heading: p.threshold === 0 ? 'Your monthly credits are used up' : `${p.threshold}% of your monthly credits left`,
     paragraphs: [
@@ -159,7 +160,7 @@ const TEMPLATES: { [T in OutboxEventType]: Template<T> | null } = {
     action: { label: 'Get more credits', url: `${ctx.appUrl}/settings/billing` },
   }),
   'billing.payment_failed': (p, ctx, brand) => ({
-    to: p.email,
+    to: null,
     subject: `Your ${brand} payment failed`,
     heading: 'Your payment failed',
     paragraphs: [

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction, isUniqueViolation, type Tx } from '../../../platform/database/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
+import { BillingFacade } from '../../billing/index.js';
 import { AuditLog, type AuditEntry, type AuditQuery } from '../../audit/index.js';
 import type { Organisation } from '../domain/organisation.js';
 import { OrganisationsRepository } from '../infrastructure/organisations.repository.js';
@@ -28,18 +29,20 @@ export class OrganisationsService {
     private readonly audit: AuditLog,
     private readonly branding: BrandingService,
     private readonly limiter: RateLimiter,
+    private readonly billing: BillingFacade,
   ) {}
 
   list(userId: string): Promise<Organisation[]> {
     return this.repo.listForUser(userId);
   }
 
-  /** A new Starter workspace with no credits; its creator is its owner. A slug follows PUT's rules (409 `slug_taken` when held). */
+  /** A new Starter workspace with the Starter allocation; its creator is its owner. A slug follows PUT's rules (409 `slug_taken` when held). */
   async create(userId: string, name: string, slug?: string): Promise<Organisation> {
     const id = newId('ws');
     try {
       return await inTransaction(this.ds, async (tx) => {
         await this.repo.insertWorkspace(tx, { id, name, ownerId: userId });
+        await this.billing.openFirstAllocation(tx, id);
         if (slug !== undefined) await this.repo.updateWorkspace(tx, id, { slug });
         await this.audit.record(tx, { workspaceId: id, actorUserId: userId, action: 'workspace.created', targetType: 'workspace', targetId: id, details: { name, ...(slug !== undefined ? { slug } : {}) } });
         return (await this.repo.findForMember(id, userId, tx))!;
