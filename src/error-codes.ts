@@ -1,5 +1,6 @@
 import { CORE_ERRORS, type ErrorTables, type SharedCodes } from './core/index.js';
 import { AUTH_ERRORS } from './modules/auth/index.js';
+import { BILLING_ERRORS } from './modules/billing/index.js';
 import { CHARACTERS_ERRORS } from './modules/characters/index.js';
 import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
@@ -20,6 +21,7 @@ const ERROR_TABLES = {
   access: ACCESS_ERRORS,
   idempotency: IDEMPOTENCY_ERRORS,
   auth: AUTH_ERRORS,
+  billing: BILLING_ERRORS,
   characters: CHARACTERS_ERRORS,
   content: CONTENT_ERRORS,
   lora: LORA_ERRORS,

@@ -57,6 +57,11 @@ export class Metrics {
     buckets: JOB_BUCKETS,
     registers: [this.registry],
   });
+  private readonly billingDrift = new Counter({
+    name: 'persona_billing_reconciliation_drift_total',
+    help: 'Workspaces whose billing state the reconciliation found behind the payment provider, and mended.',
+    registers: [this.registry],
+  });
   private readonly publishOutcomes = new Counter({
     name: 'persona_publish_outcomes_total',
     help: 'Publish attempts this process finished, by platform and outcome.',
@@ -106,6 +111,10 @@ export class Metrics {
     this.queueJobs.reset();
     for (const type of knownTypes) for (const status of OPEN_STATUSES) this.queueJobs.set({ type, status }, 0);
     for (const { type, status, count } of counts) this.queueJobs.set({ type, status }, count);
+  }
+
+  billingDriftMended(): void {
+    this.billingDrift.inc();
   }
 
   publishOutcome(platform: string, outcome: string): void {

@@ -121,7 +121,7 @@ export class AllocationsRepository {
            allocation_anchor AT TIME ZONE 'UTC' AS anchor_utc
          FROM workspaces w
          WHERE allocation_resets_at <= $1
-           AND NOT EXISTS (SELECT 1 FROM billing_subscriptions s WHERE s.workspace_id = w.id AND s.status <> 'canceled')
+           AND NOT EXISTS (SELECT 1 FROM billing_subscriptions s WHERE s.workspace_id = w.id AND s.status IN ('active', 'trialing', 'past_due'))
          ORDER BY allocation_resets_at
          LIMIT $3
          FOR UPDATE SKIP LOCKED),

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { Plan } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 
 /** A workspace's plan and its payment-provider customer: billing's columns of the workspace. */
 @Injectable()
 export class PlansRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
   /** Sets the plan; answers the plan it had, null for an unknown workspace. */
   async set(tx: Tx, workspaceId: string, plan: Plan): Promise<Plan | null> {
     const rows: Array<{ from_plan: Plan }> = await tx.query(
@@ -15,12 +19,18 @@ export class PlansRepository {
     return rows[0]?.from_plan ?? null;
   }
 
-  async plan(workspaceId: string, tx: Tx): Promise<Plan | null> {
-    const rows: Array<{ plan: Plan }> = await tx.query('SELECT plan FROM workspaces WHERE id = $1', [workspaceId]);
+  /** The plan, with the workspace row locked for the rest of `tx` (billing changes of one workspace queue here). */
+  async lockPlan(workspaceId: string, tx: Tx): Promise<Plan | null> {
+    const rows: Array<{ plan: Plan }> = await tx.query('SELECT plan FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
     return rows[0]?.plan ?? null;
   }
 
-  async customerId(workspaceId: string, tx: Tx): Promise<string | null> {
+  async workspaceName(workspaceId: string, tx: Tx = this.ds.manager): Promise<string | null> {
+    const rows: Array<{ name: string }> = await tx.query('SELECT name FROM workspaces WHERE id = $1', [workspaceId]);
+    return rows[0]?.name ?? null;
+  }
+
+  async customerId(workspaceId: string, tx: Tx = this.ds.manager): Promise<string | null> {
     const rows: Array<{ billing_customer_id: string | null }> = await tx.query('SELECT billing_customer_id FROM workspaces WHERE id = $1', [workspaceId]);
     return rows[0]?.billing_customer_id ?? null;
   }
@@ -35,7 +45,7 @@ export class PlansRepository {
   }
 
   /** The workspace a provider customer belongs to. */
-  async workspaceOfCustomer(customerId: string, tx: Tx): Promise<string | null> {
+  async workspaceOfCustomer(customerId: string, tx: Tx = this.ds.manager): Promise<string | null> {
     const rows: Array<{ id: string }> = await tx.query('SELECT id FROM workspaces WHERE billing_customer_id = $1', [customerId]);
     return rows[0]?.id ?? null;
   }

@@ -1,3 +1,4 @@
+import { AppError } from '../../../../core/index.js';
 import type { PackId, PaidPlan, Price } from '../../domain/catalogue.js';
 
 /** Subscription statuses the service keeps (Stripe's others map onto these; see each adapter). */
@@ -81,7 +82,8 @@ export type CheckoutRequest =
 export interface CustomerRequest {
   workspaceId: string;
   name: string;
-  email: string;
+  /** Checkout asks the payer for it when absent. */
+  email?: string;
 }
 
 /**
@@ -125,5 +127,11 @@ export abstract class PaymentGateway {
 }
 
 /** The provider could not be reached, or refused in a way the client cannot fix: 503 to the client. */
-export class PaymentProviderUnavailable extends Error {}
+export class PaymentProviderUnavailable extends AppError {
+  constructor(reason: string) {
+    super('payment_provider_unavailable', 'The payment provider could not be reached; nothing was changed. Try again in a minute.');
+    // For the log only: the client sees the message above, never the provider's own words.
+    this.cause = reason;
+  }
+}
 

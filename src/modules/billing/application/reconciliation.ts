@@ -1,0 +1,72 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../../../config/index.js';
+import type { ProcessRole } from '../../../core/index.js';
+import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
+import { Metrics } from '../../../platform/metrics/index.js';
+import { consumesQueues, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { SubscriptionsRepository } from '../infrastructure/subscriptions.repository.js';
+import { BillingSync } from './billing-sync.js';
+
+const PAGE = 100;
+
+/** What one reconciliation found. */
+export interface ReconciliationReport {
+  checked: number;
+  drifted: number;
+  failed: number;
+}
+
+/**
+ * Compares every subscribed workspace with the provider (daily on the workers, and on demand for
+ * administrators) and mends what lost webhooks left behind: the plan, the subscription's copy, the
+ * grants of paid invoices. Drift found is logged per workspace and counted in the metrics.
+ */
+@Injectable()
+export class BillingReconciliation implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Billing');
+  private readonly pass = new PeriodicPass(async () => (await this.reconcile()).drifted);
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly sync: BillingSync,
+    private readonly metrics: Metrics,
+    private readonly lifecycle: ProcessLifecycle,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.billing.reconcileEveryMs, this.lifecycle);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.pass.stop();
+  }
+
+  async reconcile(): Promise<ReconciliationReport> {
+    const report: ReconciliationReport = { checked: 0, drifted: 0, failed: 0 };
+    let after = '';
+    for (;;) {
+      const page = await this.subscriptions.page(after, PAGE);
+      for (const { workspaceId, customerId } of page) {
+        if (!customerId) continue;
+        report.checked += 1;
+        try {
+          const outcome = await this.sync.syncWorkspace(workspaceId, customerId);
+          if (outcome.planFrom !== outcome.planTo || outcome.grants > 0) {
+            report.drifted += 1;
+            this.metrics.billingDriftMended();
+            this.logger.warn({ msg: 'billing drift mended', workspace_id: workspaceId, plan_from: outcome.planFrom, plan_to: outcome.planTo, grants: outcome.grants });
+          }
+        } catch (err) {
+          report.failed += 1;
+          this.logger.warn({ msg: 'billing reconciliation of a workspace failed', workspace_id: workspaceId, err: err instanceof Error ? err.message : String(err) });
+        }
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1].workspaceId;
+    }
+    this.logger.log({ msg: 'billing reconciled', ...report });
+    return report;
+  }
+}
