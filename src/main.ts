@@ -40,7 +40,9 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   const errors = new AppExceptionFilter(ERROR_STATUS);
   // Provider webhooks are verified over their exact bytes, and a training object with its logs runs
   // past 1 MiB: their signature headers are checked first, so only a plausible delivery is read.
-  app.use(`/${API_PREFIX}/webhooks`, webhookPrecheck(errors), express.raw({ type: () => true, limit: '10mb' }));
+  // Stripe signs with its own header; its events are small.
+  app.use(`/${API_PREFIX}/webhooks/stripe`, webhookPrecheck(errors, { scheme: 'stripe' }), express.raw({ type: () => true, limit: '1mb' }));
+  app.use(`/${API_PREFIX}/webhooks`, webhookPrecheck(errors, { except: ['/stripe'] }), express.raw({ type: () => true, limit: '10mb' }));
   app.use(express.json({ limit: '1mb' }));
   app.use(jsonDepthGuard);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));

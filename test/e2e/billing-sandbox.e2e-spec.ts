@@ -13,7 +13,8 @@ interface BillingView {
   plan: string;
   allocation: { granted: number };
   purchased_credits: number;
-  subscription: { cancel_at_period_end: boolean } | null;
+  balance: number;
+  cancel_at_period_end: boolean;
 }
 
 const CHECKOUT_URL = /\/api\/v1\/billing\/sandbox\/checkout\/cs_sbx_[0-9a-f]{32}$/;
@@ -49,7 +50,7 @@ describe('billing sandbox (no Stripe settings)', () => {
 
   async function startCheckout(body: Record<string, unknown>): Promise<string> {
     const res = await api(server).post('/billing/checkout').set(user.auth).send(body);
-    expect([200, 201]).toContain(res.status);
+    expect(res.status).toBe(200);
     expect(res.body.url).toMatch(CHECKOUT_URL);
     return res.body.url as string;
   }
@@ -83,7 +84,7 @@ describe('billing sandbox (no Stripe settings)', () => {
       const b = await billing();
       return b.plan === 'pro' && b.allocation.granted === 200 ? b : null;
     }, 20_000, 'the Pro subscription and its allocation');
-    expect(subscribed.subscription?.cancel_at_period_end).toBe(false);
+    expect(subscribed.cancel_at_period_end).toBe(false);
 
     // The paid page says so, and links on instead of offering to pay again.
     const paid = await root(server).get(pathOf(url));
@@ -112,7 +113,7 @@ describe('billing sandbox (no Stripe settings)', () => {
 
   it('cancels at the period\'s end and resumes through the hosted portal', async () => {
     const res = await api(server).post('/billing/portal').set(user.auth).send({});
-    expect([200, 201]).toContain(res.status);
+    expect(res.status).toBe(200);
     expect(res.body.url).toMatch(PORTAL_URL);
     const portal = res.body.url as string;
 
@@ -127,13 +128,13 @@ describe('billing sandbox (no Stripe settings)', () => {
     const cancel = await root(server).post(`${pathOf(portal)}/cancel`).type('form').send('').redirects(0);
     expect(cancel.status).toBe(303);
     expect(cancel.headers.location).toBe(portal);
-    await waitFor(async () => (await billing()).subscription?.cancel_at_period_end === true, 20_000, 'cancel_at_period_end');
+    await waitFor(async () => (await billing()).cancel_at_period_end === true, 20_000, 'cancel_at_period_end');
     const cancelled = await root(server).get(pathOf(portal));
     expect(cancelled.text).toContain('Resume');
 
     const resume = await root(server).post(`${pathOf(portal)}/resume`).type('form').send('').redirects(0);
     expect(resume.status).toBe(303);
-    await waitFor(async () => (await billing()).subscription?.cancel_at_period_end === false, 20_000, 'the resumed subscription');
+    await waitFor(async () => (await billing()).cancel_at_period_end === false, 20_000, 'the resumed subscription');
     expect((await billing()).plan).toBe('pro');
   });
 
@@ -154,7 +155,7 @@ describe('billing sandbox (no Stripe settings)', () => {
   it('lets another workspace\'s user pay only its own checkout', async () => {
     const other = await registerUser(server);
     const res = await api(server).post('/billing/checkout').set(other.auth).send({ pack: 'pack_100' });
-    expect([200, 201]).toContain(res.status);
+    expect(res.status).toBe(200);
     const mine = (await billing()).purchased_credits;
     const theirs = (await billing(other)).purchased_credits;
     await pay(res.body.url as string);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { webhookHeadersRefusal } from './webhook-precheck.js';
+import { stripeSignatureRefusal, webhookHeadersRefusal } from './webhook-precheck.js';
 
 const NOW = 1_800_000_000_000;
 const fresh = String(NOW / 1000);
@@ -23,5 +23,25 @@ describe('webhookHeadersRefusal (before the body is read)', () => {
     ['no v1 signature', { ...ok, 'webhook-signature': 'v2,abc' }, 'no v1 signature'],
   ])('refuses %s', (_what, headers, reason) => {
     expect(webhookHeadersRefusal(headers as Record<string, string | string[] | undefined>, NOW)).toBe(reason);
+  });
+});
+
+describe('stripeSignatureRefusal (before the body is read)', () => {
+  const sig = 'a'.repeat(64);
+  const header = (t: string, rest = `v1=${sig}`) => ({ 'stripe-signature': `t=${t},${rest}` });
+
+  it('lets a fresh header with a v1 signature through to the SDK check', () => {
+    expect(stripeSignatureRefusal(header(fresh), NOW)).toBeNull();
+    expect(stripeSignatureRefusal(header(fresh, `v0=${'b'.repeat(64)},v1=${sig}`), NOW)).toBeNull();
+  });
+
+  it.each([
+    ['no header', {}, 'missing or malformed Stripe-Signature'],
+    ['no timestamp', { 'stripe-signature': `v1=${sig}` }, 'unreadable timestamp'],
+    ['a stale timestamp', header(String(NOW / 1000 - 301)), 'timestamp outside the tolerance'],
+    ['no v1', header(fresh, `v0=${sig}`), 'no v1 signature'],
+    ['a v1 that is not a SHA-256 hex digest', header(fresh, 'v1=zz'), 'no v1 signature'],
+  ])('refuses %s', (_what, headers, reason) => {
+    expect(stripeSignatureRefusal(headers as Record<string, string>, NOW)).toBe(reason);
   });
 });

@@ -11,6 +11,25 @@ export interface WebhookPrecheckOptions {
   toleranceSeconds?: number;
   /** Our clock, in milliseconds since the epoch. */
   now?: () => number;
+  /** The signature scheme: Standard Webhooks headers (default), or Stripe's `Stripe-Signature`. */
+  scheme?: 'standard' | 'stripe';
+  /** Paths under the mount (`req.path`) left to another precheck. */
+  except?: readonly string[];
+}
+
+/**
+ * Why a `Stripe-Signature` header (`t=<unix>,v1=<hex>[,…]`) cannot be valid, or null: a readable
+ * timestamp within the tolerance and at least one v1 signature. The HMAC is the receiver's to check.
+ */
+export function stripeSignatureRefusal(headers: Request['headers'], nowMs: number, toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS): string | null {
+  const header = headers['stripe-signature'];
+  if (typeof header !== 'string' || header.trim() === '' || header.length > 2048) return 'missing or malformed Stripe-Signature';
+  const parts = header.split(',').map((p) => p.trim().split('='));
+  const t = parts.find(([k]) => k === 't')?.[1];
+  if (!t || !/^\d{1,12}$/.test(t)) return 'unreadable timestamp';
+  if (Math.abs(nowMs / 1000 - Number(t)) > toleranceSeconds) return 'timestamp outside the tolerance';
+  if (!parts.some(([k, v]) => k === 'v1' && /^[0-9a-f]{64}$/.test(v ?? ''))) return 'no v1 signature';
+  return null;
 }
 
 /**
@@ -42,8 +61,9 @@ export function webhookHeadersRefusal(headers: Request['headers'], nowMs: number
 export function webhookPrecheck(errors: AppExceptionFilter, opts: WebhookPrecheckOptions = {}): RequestHandler {
   const logger = new Logger('Webhooks');
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
-    const refusal = webhookHeadersRefusal(req.headers, (opts.now ?? Date.now)(), opts.toleranceSeconds);
+    if (req.method !== 'POST' || opts.except?.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
+    const check = opts.scheme === 'stripe' ? stripeSignatureRefusal : webhookHeadersRefusal;
+    const refusal = check(req.headers, (opts.now ?? Date.now)(), opts.toleranceSeconds);
     if (refusal === null) return next();
     logger.warn({ msg: 'webhook refused before its body was read', path: req.path, reason: refusal, webhook_id: String(req.headers['webhook-id'] ?? '').slice(0, 100) });
     res.setHeader('Connection', 'close');

@@ -13,6 +13,7 @@ export const EVENT_READ_SCOPES: Readonly<Record<RealtimeEventType, readonly Scop
   'job.failed': ['content:generate', 'content:read'],
   'content.updated': ['content:read'],
   'post.updated': ['content:publish'],
+  'credits.low': ['credits:read'],
 };
 
 const ALL_EVENTS: ReadonlySet<RealtimeEventType> = new Set(REALTIME_EVENT_TYPES);

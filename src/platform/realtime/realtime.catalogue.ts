@@ -20,6 +20,7 @@ export const REALTIME_EVENTS = {
   'job.failed': { field: 'job', schema: 'JobDoc', summary: 'A job failed: `job.error` is `{code, message}`; any credits it took are refunded.' },
   'content.updated': { field: 'item', schema: 'ContentItemDoc', summary: 'A content item changed (status, media, caption, review), with its current job.' },
   'post.updated': { field: 'scheduled_post', schema: 'ScheduledPostBody', summary: 'A scheduled post changed (scheduled, rescheduled, publishing, published, failed, cancelled).' },
+  'credits.low': { field: 'credits', schema: 'CreditsLowBody', summary: "The plan's credits of this period fell to 25 %, 10 % or 0 % (`credits.threshold`); once per threshold and period." },
 } as const satisfies Record<string, RealtimeEventSpec>;
 
 export type RealtimeEventType = keyof typeof REALTIME_EVENTS;

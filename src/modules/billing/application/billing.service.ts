@@ -61,6 +61,13 @@ export class BillingService {
     return this.ledger.list(workspaceId, pageRequest(page, pageSize));
   }
 
+  /** The plan as stored now (a change this request made is not in the caller's yet). */
+  async plan(workspaceId: string): Promise<Plan> {
+    const plan = await this.plans.currentPlan(workspaceId);
+    if (!plan) throw AppError.notFound('Workspace');
+    return plan;
+  }
+
   async catalogue(): Promise<{ plans: CataloguePlan[]; packs: CataloguePack[] }> {
     const prices = await this.gateway.prices();
     return {

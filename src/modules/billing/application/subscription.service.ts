@@ -9,12 +9,12 @@ import { isUpgrade, PACKS, type PackId, type PaidPlan } from '../domain/catalogu
 import { PlansRepository } from '../infrastructure/plans.repository.js';
 import { holdsPlan, SubscriptionsRepository, type LocalSubscription } from '../infrastructure/subscriptions.repository.js';
 import { BillingSync } from './billing-sync.js';
-import { PaymentGateway, type RemoteSubscription } from './ports/payment-gateway.js';
+import { PaymentGateway, PaymentProviderUnavailable, type RemoteSubscription } from './ports/payment-gateway.js';
 
 /** What `POST /billing/checkout` did: a hosted page to pay on, or a change to the subscription there is. */
 export type CheckoutOutcome =
   | { kind: 'checkout'; url: string; sessionId: string }
-  | { kind: 'upgraded' | 'downgrade_scheduled' | 'downgrade_cancelled'; subscription: LocalSubscription };
+  | { kind: 'upgraded' | 'downgrade_scheduled' | 'downgrade_cancelled' | 'resumed'; subscription: LocalSubscription };
 
 /**
  * The billing actions of owners and admins: start a checkout (a plan or a pack), change the plan of
@@ -36,6 +36,7 @@ export class SubscriptionService {
   ) {}
 
   async checkout(caller: Caller, item: { plan: PaidPlan } | { pack: PackId }): Promise<CheckoutOutcome> {
+    this.assertConfigured();
     const customerId = await this.customerOf(caller.workspaceId);
     const urls = { successUrl: `${this.config.appUrl}/settings/billing?checkout=success`, cancelUrl: `${this.config.appUrl}/settings/billing?checkout=cancelled` };
     if ('pack' in item) {
@@ -49,11 +50,15 @@ export class SubscriptionService {
       await this.audited(caller, 'billing.checkout_started', 'checkout', session.id, { plan: item.plan });
       return { kind: 'checkout', url: session.url, sessionId: session.id };
     }
-    const { remote, local } = live;
+    const { local } = live;
+    let { remote } = live;
+    // Choosing a plan takes a pending cancel back: the subscription goes on, on that plan.
+    if (remote.cancelAtPeriodEnd) remote = await this.gateway.setCancelAtPeriodEnd(remote, false);
     if (item.plan === local.plan) {
-      if (!local.pendingPlan) throw new AppError('plan_unchanged', `The workspace is already on the ${item.plan} plan.`, { plan: item.plan });
+      if (live.remote.cancelAtPeriodEnd) return this.changed(caller, 'resumed', { plan: item.plan });
+      if (!live.remote.pendingPlan) throw new AppError('plan_unchanged', `The workspace is already on the ${item.plan} plan.`, { plan: item.plan });
       await this.gateway.cancelScheduledChange(remote);
-      return this.changed(caller, 'downgrade_cancelled', { plan: item.plan, cancelled: local.pendingPlan });
+      return this.changed(caller, 'downgrade_cancelled', { plan: item.plan, cancelled: live.remote.pendingPlan });
     }
     if (isUpgrade(local.plan, item.plan)) {
       await this.gateway.upgrade(remote, item.plan);
@@ -64,6 +69,7 @@ export class SubscriptionService {
   }
 
   async portal(caller: Caller): Promise<{ url: string }> {
+    this.assertConfigured();
     const customerId = await this.customerOf(caller.workspaceId);
     return this.gateway.openPortal(customerId, `${this.config.appUrl}/settings/billing`);
   }
@@ -75,6 +81,11 @@ export class SubscriptionService {
     await this.gateway.setCancelAtPeriodEnd(live.remote, cancel);
     const outcome = await this.changed(caller, cancel ? 'cancel_scheduled' : 'resumed', { plan: live.local.plan, at: live.local.currentPeriodEnd.toISOString() });
     return outcome.subscription;
+  }
+
+  /** In production the offline sandbox never takes a payment: billing needs Stripe's settings there. */
+  private assertConfigured(): void {
+    if (this.config.production && this.gateway.mode === 'sandbox') throw new PaymentProviderUnavailable('STRIPE_SECRET_KEY is not set in production');
   }
 
   /** The workspace's customer at the provider, made once (idempotent at the provider, kept first-wins here). */

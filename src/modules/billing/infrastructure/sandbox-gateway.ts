@@ -103,7 +103,7 @@ const MAX_PERIODS_PER_RENEWAL = 36;
 interface CustomerData {
   workspaceId: string;
   name: string;
-  email: string;
+  email: string | null;
   /** Invoices made so far: the last invoice number. */
   invoices: number;
 }
@@ -232,7 +232,7 @@ export class SandboxGateway extends PaymentGateway {
 
   async createCustomer(req: CustomerRequest): Promise<string> {
     const id = sandboxCustomerId(req.workspaceId);
-    const data: CustomerData = { workspaceId: req.workspaceId, name: req.name, email: req.email, invoices: 0 };
+    const data: CustomerData = { workspaceId: req.workspaceId, name: req.name, email: req.email ?? null, invoices: 0 };
     await this.ds.query(
       "INSERT INTO billing_sandbox_objects (id, kind, customer_id, data, created_at) VALUES ($1, 'customer', $1, $2::jsonb, $3) ON CONFLICT (id) DO NOTHING",
       [id, JSON.stringify(data), this.clock()],

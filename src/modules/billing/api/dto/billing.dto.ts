@@ -85,7 +85,7 @@ export class SubscriptionView {
 }
 
 export class CheckoutView {
-  @ApiProperty({ enum: ['checkout', 'upgraded', 'downgrade_scheduled', 'downgrade_cancelled'] }) kind!: string;
+  @ApiProperty({ enum: ['checkout', 'upgraded', 'downgrade_scheduled', 'downgrade_cancelled', 'resumed'] }) kind!: string;
   @ApiProperty({ nullable: true, type: String, description: 'The hosted page to pay on (kind checkout).' }) url!: string | null;
   @ApiProperty({ nullable: true, type: String }) session_id!: string | null;
   @ApiProperty({ type: SubscriptionView, nullable: true, description: 'The state after a change (kinds other than checkout).' }) subscription!: SubscriptionView | null;
