@@ -13,7 +13,7 @@ const events = (caller: Caller) => {
 describe('socketAccess: the events a socket may receive', () => {
   it('gives a session every event of its workspace, whatever its plan', () => {
     const session: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan: 'starter', scopes: [], sessionId: 'ses_A' };
-    expect(events(session)).toEqual(['content.updated', 'job.completed', 'job.failed', 'job.progress', 'post.updated']);
+    expect(events(session)).toEqual(['content.updated', 'credits.low', 'job.completed', 'job.failed', 'job.progress', 'post.updated']);
   });
 
   it.each<[Scope[], string[] | string]>([
@@ -21,9 +21,10 @@ describe('socketAccess: the events a socket may receive', () => {
     [['content:generate'], ['job.completed', 'job.failed', 'job.progress']],
     [['content:publish'], ['post.updated']],
     [['content:generate', 'content:publish'], ['job.completed', 'job.failed', 'job.progress', 'post.updated']],
-    [['content:read', 'content:generate', 'content:publish', 'credits:read'], ['content.updated', 'job.completed', 'job.failed', 'job.progress', 'post.updated']],
-    [['credits:read'], 'insufficient_scope'],
-    [['characters:read', 'characters:write', 'credits:read'], 'insufficient_scope'],
+    [['content:read', 'content:generate', 'content:publish', 'credits:read'], ['content.updated', 'credits.low', 'job.completed', 'job.failed', 'job.progress', 'post.updated']],
+    [['credits:read'], ['credits.low']],
+    [['characters:read', 'characters:write', 'credits:read'], ['credits.low']],
+    [['characters:read', 'characters:write'], 'insufficient_scope'],
     [[], 'insufficient_scope'],
   ])('gives an API key scoped %j the events its scopes can read over HTTP: %j', (scopes, expected) => {
     expect(events(key(scopes))).toEqual(expected);

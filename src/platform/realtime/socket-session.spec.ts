@@ -167,7 +167,7 @@ describe('SocketSession', () => {
     };
 
     it.each<[string, Caller, string]>([
-      ['scoped only credits:read', { ...readKey, scopes: ['credits:read'] }, 'insufficient_scope'],
+      ['scoped only characters:read', { ...readKey, scopes: ['characters:read'] }, 'insufficient_scope'],
       ['of a workspace without API access', { ...readKey, plan: 'starter' }, 'plan_required'],
     ])('refuses a key %s with auth.error and close code 4403', async (_what, caller, code) => {
       const { s, opens } = keyed(caller);

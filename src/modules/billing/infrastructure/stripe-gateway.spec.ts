@@ -350,13 +350,15 @@ describe('StripeGateway against the fake Stripe (real SDK, real HTTP)', () => {
     fake.failRequests(1, { path: '/v1/subscriptions/' });
     const failed = await gateway.getSubscription('sub_whatever').catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(PaymentProviderUnavailable);
-    expect((failed as Error).message).toContain('HTTP 500');
+    expect(String((failed as Error).cause)).toContain('HTTP 500');
+    expect((failed as PaymentProviderUnavailable).code).toBe('payment_provider_unavailable');
 
     const refused = await new StripeGateway(settings(fake.url, { secretKey: 'sk_test_not_the_right_key_123' }), { appUrl: APP_URL })
       .createCustomer({ workspaceId: 'ws_x', name: 'x', email: 'x@x.test' })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PaymentProviderUnavailable);
     expect((refused as Error).message).not.toContain('not_the_right_key');
+    expect(String((refused as Error).cause)).not.toContain('not_the_right_key');
 
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -365,6 +367,7 @@ describe('StripeGateway against the fake Stripe (real SDK, real HTTP)', () => {
     const unreachable = await new StripeGateway(settings(`http://127.0.0.1:${port}`), { appUrl: APP_URL }).getInvoice('in_x').catch((e: unknown) => e);
     expect(unreachable).toBeInstanceOf(PaymentProviderUnavailable);
     expect((unreachable as Error).message).not.toContain(STRIPE_TEST_KEY);
+    expect(String((unreachable as Error).cause)).not.toContain(STRIPE_TEST_KEY);
   }, 20_000);
 
   describe('parseEvent', () => {
