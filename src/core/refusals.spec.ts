@@ -5,8 +5,8 @@ describe('refusals say what to do', () => {
   it('plan_required names the plans it needs, the plan the workspace is on, and who changes plans', () => {
     const err = planRequired(['pro', 'agency'], 'starter');
     expect(err.code).toBe('plan_required');
-    expect(err.message).toMatch(/^This needs the pro or agency plan; this workspace is on starter\. A platform administrator changes/);
-    expect(err.details).toEqual({ plans: ['pro', 'agency'], required: ['pro', 'agency'], current_plan: 'starter', how_to: expect.stringContaining('PATCH /api/v1/admin/workspaces/') });
+    expect(err.message).toMatch(/^This needs the pro or agency plan; this workspace is on starter\. An owner or admin changes the plan with POST \/api\/v1\/billing\/checkout/);
+    expect(err.details).toEqual({ plans: ['pro', 'agency'], required: ['pro', 'agency'], current_plan: 'starter', how_to: expect.stringContaining('POST /api/v1/billing/checkout') });
   });
 
   it('insufficient_credits gives what is needed, held and missing, and where credits come from', () => {

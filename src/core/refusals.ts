@@ -3,14 +3,14 @@ import { PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
 
 /**
  * The 402 and 403 refusals that a user can act on, worded so they say what to do (contract §2:
- * `details` carries the numbers, `how_to` the way out). Plans and credits change only through a
- * platform administrator (there is no self-service purchase), so that is where they point.
+ * `details` carries the numbers, `how_to` the way out): an owner or admin changes the plan or buys
+ * credits through billing (docs/billing.md), so that is where they point.
  */
 
 /** Where a workspace reads its balance and plan. */
 export const CREDITS_ROUTE = '/api/v1/billing/credits';
-const PLAN_HOW_TO = 'A platform administrator changes a workspace’s plan (PATCH /api/v1/admin/workspaces/{workspace_id} with {"plan"}).';
-const CREDITS_HOW_TO = `See the balance at GET ${CREDITS_ROUTE}; a platform administrator adds credits (POST /api/v1/admin/workspaces/{workspace_id}/credits).`;
+const PLAN_HOW_TO = 'An owner or admin changes the plan with POST /api/v1/billing/checkout {"plan"} (see GET /api/v1/billing/plans).';
+const CREDITS_HOW_TO = `See the balance at GET ${CREDITS_ROUTE}; an owner or admin buys a credit pack with POST /api/v1/billing/checkout {"pack"}.`;
 
 /** `plans` joined for a sentence: "pro or agency". */
 const either = (plans: readonly string[]): string => plans.join(' or ');

@@ -27,7 +27,9 @@ const OPEN_ROUTES: RegExp[] = [
   /^GET \/dev\/mailbox$/,
   /^GET \/media\//,
   /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
-  /^POST \/webhooks\/replicate\/trainings$/,
+  /^POST \/webhooks\/(replicate\/trainings|stripe)$/,
+  // The billing sandbox's hosted pages (no Stripe settings): the checkout or portal id in the path is the credential.
+  /^(GET|POST) \/billing\/sandbox\/(checkout|portal)\//,
   // White-label: the login page reads the branding and shows the logo before anyone signs in.
   /^GET \/branding(\/logo\/\{workspaceId\})?$/,
   // Open to the guard; its own METRICS_TOKEN check answers 401, and 404 when none is configured (as here).
@@ -134,7 +136,7 @@ describe('route access declarations', () => {
       // Private media: the route is open to the guard, and its own check refuses an unsigned URL.
       if (label(r) === 'GET /media/{key}' && res.status === 403 && res.body.message === 'This media URL is not valid or has expired.') continue;
       // Provider webhooks: open to the guard, and their own signature check refuses an unsigned call.
-      if (label(r) === 'POST /webhooks/replicate/trainings' && res.status === 401 && res.body.message === 'The webhook signature could not be verified.') continue;
+      if (/^POST \/webhooks\//.test(label(r)) && res.status === 401 && res.body.message === 'The webhook signature could not be verified.') continue;
       // Metrics: this server has no METRICS_TOKEN, so the route does not exist for anyone.
       if (label(r) === 'GET /metrics') {
         if (res.status !== 404 || res.body.code !== 'not_found') wrong.push(`${label(r)} → ${res.status} ${res.body.code}`);

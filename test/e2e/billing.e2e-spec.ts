@@ -54,9 +54,9 @@ describe('billing', () => {
             id: expect.stringMatching(/^led_/),
             amount: 50,
             balance_after: 50,
-            reason: 'signup_grant',
-            ref_type: 'user',
-            ref_id: user.user.id,
+            reason: 'allocation_granted',
+            ref_type: 'grant',
+            ref_id: 'starter:1',
             created_at: expect.any(String),
           },
         ],
@@ -66,7 +66,7 @@ describe('billing', () => {
       });
       const second = await api(server).get('/billing/ledger?page=2&page_size=1').set(user.auth);
       expect(second.status).toBe(200);
-      expect(second.body).toMatchObject({ page: 2, page_size: 1, total: 2, entries: [{ reason: 'signup_grant' }] });
+      expect(second.body).toMatchObject({ page: 2, page_size: 1, total: 2, entries: [{ reason: 'allocation_granted' }] });
     });
 
     it('shows only the caller\'s own workspace', async () => {
@@ -75,7 +75,7 @@ describe('billing', () => {
       await grantCredits(server, admin, a.workspace.id, 7);
       const res = await api(server).get('/billing/ledger').set(b.auth);
       expect(res.body.total).toBe(1);
-      expect(res.body.entries[0].reason).toBe('signup_grant');
+      expect(res.body.entries[0].reason).toBe('allocation_granted');
     });
 
     it.each([['page=0'], ['page_size=101'], ['page_size=abc'], ['sort=asc']])('answers 400 for %s', async (query) => {

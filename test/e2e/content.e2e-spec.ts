@@ -279,7 +279,7 @@ describe('content', () => {
     expect(await balance(carol)).toBe(0);
     const entries = await ledger(carol);
     expect(entries.filter((e) => e.amount < 0)).toHaveLength(8);
-    expect(entries.filter((e) => e.amount > 0).map((e) => e.reason)).toEqual(['signup_grant']);
+    expect(entries.filter((e) => e.amount > 0).map((e) => e.reason)).toEqual(['allocation_granted']);
   }, 90_000);
 
   it('25 concurrent orders of 3 credits against the 50 of a new workspace: 16 accepted, each with its item, job and ledger row; 9 × 402 that leave nothing behind', async () => {

@@ -230,7 +230,7 @@ describe('lists, job outputs and actionable refusals', () => {
       expect(res.status).toBe(402);
       expect(res.body).toMatchObject({
         code: 'insufficient_credits',
-        message: expect.stringMatching(/^This needs 3 credits; the workspace has 1 \(2 short\)\. See the balance at GET \/api\/v1\/billing\/credits; a platform administrator adds credits/),
+        message: expect.stringMatching(/^This needs 3 credits; the workspace has 1 \(2 short\)\. See the balance at GET \/api\/v1\/billing\/credits; an owner or admin buys a credit pack/),
         details: { required: 3, balance: 1, shortfall: 2, credits_url: '/api/v1/billing/credits', how_to: expect.any(String) },
       });
     });
@@ -240,8 +240,8 @@ describe('lists, job outputs and actionable refusals', () => {
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({
         code: 'plan_required',
-        message: expect.stringMatching(/^This needs the pro or agency plan; this workspace is on starter\. A platform administrator changes/),
-        details: { plans: ['pro', 'agency'], required: ['pro', 'agency'], current_plan: 'starter', how_to: expect.stringContaining('/api/v1/admin/workspaces/') },
+        message: expect.stringMatching(/^This needs the pro or agency plan; this workspace is on starter\. An owner or admin changes the plan/),
+        details: { plans: ['pro', 'agency'], required: ['pro', 'agency'], current_plan: 'starter', how_to: expect.stringContaining('/api/v1/billing/checkout') },
       });
       const keys = await api(server).post('/api-keys').set(alice.auth).send({ name: 'k', scopes: ['credits:read'] });
       expect(keys.body).toMatchObject({ code: 'plan_required', details: { required: ['agency'], current_plan: 'starter' } });

@@ -105,12 +105,15 @@ export class CreditLedgerRepository {
 /** What a movement asks for; the repository adds the id, the time and the balance after. */
 type Movement = Omit<LedgerEntry, 'id' | 'createdAt' | 'balanceAfter'>;
 
-/** The constraint that keeps a balance from going below zero (migrations/…-foundation.ts). */
-const NON_NEGATIVE_BALANCE = 'workspaces_credits_balance_check';
+/**
+ * The constraints an uncovered debit breaks: the balance below zero (migrations/…-foundation.ts),
+ * and so the allocation above the balance (…-billing.ts); PostgreSQL names whichever it checks first.
+ */
+const UNCOVERED = ['workspaces_credits_balance_check', 'workspaces_allocation_check'];
 
 /** Whether a statement failed because a debit it carried would have taken the balance below zero. */
 export function isUncovered(err: unknown): boolean {
-  return isCheckViolation(err, NON_NEGATIVE_BALANCE);
+  return UNCOVERED.some((constraint) => isCheckViolation(err, constraint));
 }
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import { AppError, PLAN_LIMITS, type Plan } from '../../../core/index.js';
+import { AppError, characterLimitReached, PLAN_LIMITS, type Plan } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { Character } from '../domain/character.js';
 import { postingTimezone } from '../domain/posting-timezone.js';
@@ -43,6 +43,23 @@ export class CharactersFacade {
     const found = await this.find(workspaceId, id, tx);
     if (!found) throw AppError.notFound('Character');
     return found;
+  }
+
+  /**
+   * The character, for paid work (generation, training, cloning a voice): 404 as `get`, and 403
+   * `character_limit_reached` when the workspace holds more characters than its plan allows (after
+   * a downgrade) and this one is beyond the limit in creation order. Such characters stay readable
+   * and editable; they generate again once the workspace is back under the limit.
+   */
+  async getForGeneration(workspaceId: string, id: string, tx?: Tx): Promise<Character> {
+    const m = tx ?? this.ds.manager;
+    const character = await this.get(workspaceId, id, m);
+    const rank = await this.characters.seniority(m, workspaceId, id);
+    if (rank) {
+      const limit = PLAN_LIMITS[rank.plan].characterLimit;
+      if (rank.older >= limit) throw characterLimitReached(rank.plan, limit, rank.total);
+    }
+    return character;
   }
 
   find(workspaceId: string, id: string, tx?: Tx): Promise<Character | null> {

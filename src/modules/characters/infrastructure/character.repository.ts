@@ -104,6 +104,22 @@ export class CharacterRepository {
     return isPlan(plan) ? plan : null;
   }
 
+  /**
+   * The workspace's plan, how many of its characters were made before this one and how many it
+   * has, in one read; null when the character is not the workspace's.
+   */
+  async seniority(m: Tx, workspaceId: string, id: string): Promise<{ plan: Plan; older: number; total: number } | null> {
+    const rows: Array<{ plan: string; older: number; total: number }> = await m.query(
+      `SELECT w.plan,
+         (SELECT count(*) FROM characters o WHERE o.workspace_id = c.workspace_id AND (o.created_at, o.id) < (c.created_at, c.id))::int AS older,
+         (SELECT count(*) FROM characters a WHERE a.workspace_id = c.workspace_id)::int AS total
+       FROM characters c JOIN workspaces w ON w.id = c.workspace_id WHERE c.workspace_id = $1 AND c.id = $2`,
+      [workspaceId, id],
+    );
+    const row = rows[0];
+    return row && isPlan(row.plan) ? { plan: row.plan, older: row.older, total: row.total } : null;
+  }
+
   count(m: Tx, workspaceId: string): Promise<number> {
     return m.getRepository(CharacterEntity).count({ where: { workspaceId } });
   }

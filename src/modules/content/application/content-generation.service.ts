@@ -83,7 +83,7 @@ export class ContentGenerationService {
   /** Pays the whole week up front (contract §3: per item, plus its image or video) and leaves the planning to the job: 202 semantics. */
   async generateWeek(workspaceId: string, req: GenerateWeekRequest): Promise<JobRecord> {
     const job = await inTransaction(this.ds, async (tx) => {
-      const character = await this.characters.get(workspaceId, req.characterId, tx);
+      const character = await this.characters.getForGeneration(workspaceId, req.characterId, tx);
       const timeZone = this.characters.postingTimezone(character);
       const weekStart = req.week === undefined ? localDay(new Date(), timeZone) : parseDate(req.week);
       if (weekStart === null) throw new AppError('validation_failed', 'week must be a date (YYYY-MM-DD)', [{ field: 'week', message: 'week must be a date (YYYY-MM-DD)' }]);
@@ -103,7 +103,7 @@ export class ContentGenerationService {
   }
 
   private async create(workspaceId: string, characterId: string, draft: (id: string, now: Date) => ContentItem): Promise<Ordered> {
-    await this.characters.get(workspaceId, characterId);
+    await this.characters.getForGeneration(workspaceId, characterId);
     // The item, its job and its charge in one statement: the workspace row is never locked across a round trip.
     const ordered = await this.orders.place(draft(newId('cnt'), new Date()));
     // Answered as written: once enqueued the job may already be running (and its row change).

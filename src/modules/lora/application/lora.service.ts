@@ -60,6 +60,7 @@ export class LoraService {
    */
   async train(actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string, req: TrainRequest): Promise<{ lora: Lora; job: JobRecord; imageCount: number }> {
     const { workspaceId } = actor;
+    await this.characters.getForGeneration(workspaceId, characterId);
     const started = await inTransaction(this.ds, async (tx) => {
       const character = await this.characters.getForUpdate(tx, workspaceId, characterId);
       const current = await this.loras.findByCharacter(tx, workspaceId, characterId, { lock: true });

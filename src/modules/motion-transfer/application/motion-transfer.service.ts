@@ -60,7 +60,7 @@ export class MotionTransferService {
    * image, 402 credits. An upload is stored before the transaction and removed if it rolls back.
    */
   async start(workspaceId: string, characterId: string, req: StartMotionTransfer): Promise<StartedMotionTransfer> {
-    await this.characters.get(workspaceId, characterId);
+    await this.characters.getForGeneration(workspaceId, characterId);
     const upload = req.source.kind === 'upload' ? acceptUpload(req.source.bytes) : null;
     await this.assertHasLook(workspaceId, characterId);
     const draft = this.draft(workspaceId, characterId, req, upload);

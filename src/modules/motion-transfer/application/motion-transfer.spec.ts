@@ -134,12 +134,11 @@ function setup() {
   const billing = new FakeBilling();
   const jobs = new FakeJobs();
   const ds = { manager: {}, transaction: (work: (tx: Tx) => Promise<unknown>) => work({} as Tx) } as unknown as DataSource;
-  const characters = {
-    get: async (ws: string, id: string) => {
-      if (ws !== WS || id !== CHAR) throw AppError.notFound('Character');
-      return character();
-    },
-  } as unknown as CharactersFacade;
+  const get = async (ws: string, id: string) => {
+    if (ws !== WS || id !== CHAR) throw AppError.notFound('Character');
+    return character();
+  };
+  const characters = { get, getForGeneration: get } as unknown as CharactersFacade;
   let primary: PrimaryImage | null = { storageKey: `characters/${CHAR}/ref_1.png`, contentType: 'image/png', url: 'http://media.test/x.png' };
   const images = { primaryImage: async () => primary } as unknown as CharacterImages;
   void storage.put(`characters/${CHAR}/ref_1.png`, PNG, 'image/png');

@@ -35,6 +35,7 @@ export class TalkingHeadService {
     await this.assertCanSpeak(workspaceId, characterId);
     const price = pricing(req.kind, req.script, this.prices);
     const id = newId('th');
+    await this.characters.getForGeneration(workspaceId, characterId);
     const started = await inTransaction(this.ds, async (tx) => {
       await this.characters.getForUpdate(tx, workspaceId, characterId);
       await this.assertCanSpeak(workspaceId, characterId, tx);

@@ -37,7 +37,7 @@ export class SpeechService {
    * the audio is removed): a refused preview costs nothing.
    */
   async preview(workspaceId: string, characterId: string, text: string): Promise<AudioClip> {
-    await this.characters.get(workspaceId, characterId);
+    await this.characters.getForGeneration(workspaceId, characterId);
     const price = this.config.prices.voicePreview;
     const balance = await this.billing.balance(workspaceId);
     if (balance < price) throw insufficientCredits(price, balance);
@@ -77,7 +77,7 @@ export class SpeechService {
 
   /** Accepts a speech of up to 5000 characters: the charge (1 per started 100), the clip and its job in one transaction. */
   async generate(workspaceId: string, characterId: string, text: string, format: SpeechFormat): Promise<{ audio: AudioClip; job: JobRecord }> {
-    await this.characters.get(workspaceId, characterId);
+    await this.characters.getForGeneration(workspaceId, characterId);
     const voice = await this.resolver.effective(workspaceId, characterId);
     const credits = speechCredits(text.length, this.config.prices.voicePer100Chars);
     const id = newId('aud');

@@ -105,7 +105,7 @@ export class VoiceService {
    */
   async clone(actor: Pick<Caller, 'workspaceId' | 'userId'>, characterId: string, input: CloneInput): Promise<{ voice: VoiceView; job: JobRecord }> {
     const { workspaceId } = actor;
-    await this.characters.get(workspaceId, characterId);
+    await this.characters.getForGeneration(workspaceId, characterId);
     const current = await this.voices.find(this.ds.manager, workspaceId, characterId);
     const early = cloneRefusal(current?.status ?? 'none');
     if (early) throw early;
