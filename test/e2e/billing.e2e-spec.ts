@@ -142,4 +142,32 @@ describe('billing', () => {
       expect(entries.every((e) => e.balance_after >= 0)).toBe(true);
     });
   });
+
+  describe('after a downgrade', () => {
+    it('keeps characters above the new limit readable, refuses their generation until the workspace is under it, and lets the others generate', async () => {
+      const user = await registerUser(server);
+      await setPlan(server, admin, user.workspace.id, 'pro');
+      const ids: string[] = [];
+      for (const name of ['Ada', 'Bea', 'Cy', 'Dee']) {
+        const res = await api(server).post('/characters').set(user.auth).send({ name, niche: 'travel' });
+        expect(res.status).toBe(201);
+        ids.push(res.body.character.id as string);
+      }
+      await setPlan(server, admin, user.workspace.id, 'starter');
+      const generate = (characterId: string) =>
+        api(server).post('/content/generate').set(user.auth).send({ character_id: characterId, platform: 'instagram', prompt: 'Sunrise run by the river' });
+
+      const beyond = await generate(ids[3]);
+      expect(beyond.status).toBe(403);
+      expect(beyond.body).toMatchObject({ code: 'character_limit_reached', details: { limit: 3 } });
+      expect(beyond.body.message).toMatch(/^The starter plan allows 3 characters; this workspace has 4\./);
+      expect((await api(server).get(`/characters/${ids[3]}`).set(user.auth)).status).toBe(200);
+      expect((await api(server).patch(`/characters/${ids[3]}`).set(user.auth).send({ name: 'Dee B' })).status).toBe(200);
+      expect((await api(server).get('/billing/credits').set(user.auth)).body.balance).toBe(50);
+
+      expect((await generate(ids[0])).status).toBe(201);
+      expect((await api(server).delete(`/characters/${ids[1]}`).set(user.auth)).status).toBe(204);
+      expect((await generate(ids[3])).status).toBe(201);
+    });
+  });
 });
