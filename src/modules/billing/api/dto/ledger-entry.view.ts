@@ -18,7 +18,7 @@ export class LedgerEntryView {
   @ApiProperty({ example: 'led_01J0000000000000000000000' }) id!: string;
   @ApiProperty({ description: 'Positive for grants and refunds, negative for debits.' }) amount!: number;
   @ApiProperty() balance_after!: number;
-  @ApiProperty({ example: 'signup_grant' }) reason!: string;
+  @ApiProperty({ example: 'allocation_granted', description: 'Debits name the work (content_image, lora_training, ...); grants: allocation_granted, allocation_expired, pack_purchased, refunds.' }) reason!: string;
   @ApiProperty({ nullable: true, type: String }) ref_type!: string | null;
   @ApiProperty({ nullable: true, type: String }) ref_id!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
