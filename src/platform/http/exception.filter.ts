@@ -42,7 +42,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     const status = this.statuses[err.code];
     // A refusal by something outside (a provider) says why in its cause: for the operator, not the client.
     if (status >= 500 && err.code !== 'internal_error' && err.cause !== undefined) {
-      this.logger.warn({ msg: 'request refused: a dependency failed', request_id: req.id, path: loggablePath(req), code: err.code, cause: err.cause instanceof Error ? err.cause.message : String(err.cause) });
+      this.logger.warn({ msg: 'request refused: a dependency failed', request_id: req.id, path: loggablePath(req), code: err.code, cause: err.cause instanceof Error ? err.cause.message : typeof err.cause === 'string' ? err.cause : JSON.stringify(err.cause) });
     }
     if (res.headersSent) return;
     // Also for answers given before the API's no-store middleware ran (a body parser's 400 or 413).
