@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, grantCredits, loginAdmin, registerUser, setPlan } from '../helpers/api.js';
-import { createBacking, startServer, type Backing, type TestServer } from '../helpers/server.js';
+import { mailbox } from '../helpers/mail.js';
+import { authedSocket } from '../helpers/socket.js';
+import { createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
 
 describe('billing', () => {
   let backing: Backing;
@@ -168,6 +170,42 @@ describe('billing', () => {
       expect((await generate(ids[0])).status).toBe(201);
       expect((await api(server).delete(`/characters/${ids[1]}`).set(user.auth)).status).toBe(204);
       expect((await generate(ids[3])).status).toBe(201);
+    });
+  });
+
+  describe('low-credit alerts', () => {
+    it('tells the owners once per threshold of the period (25 %, 10 %, 0 %), by socket and mail, whichever way the credits went', async () => {
+      const user = await registerUser(server);
+      const socket = await authedSocket(server.wsUrl, user.token);
+      const character = (await api(server).post('/characters').set(user.auth).send({ name: 'Mia', niche: 'travel' })).body.character.id as string;
+      try {
+        await grantCredits(server, admin, user.workspace.id, -37); // 13 of 50 left: above 25 % (12)
+        // A paid order (one statement) takes 3: 10 left, at or below 25 %.
+        const order = await api(server).post('/content/generate').set(user.auth).send({ character_id: character, platform: 'instagram', prompt: 'Sunrise run by the river' });
+        expect(order.status).toBe(201);
+        await socket.waitFor((m) => m.type === 'credits.low' && m.credits.threshold === 25);
+        await grantCredits(server, admin, user.workspace.id, -5); // 5 left: 10 %
+        await socket.waitFor((m) => m.type === 'credits.low' && m.credits.threshold === 10);
+        await grantCredits(server, admin, user.workspace.id, -1); // 4 left: nothing new
+        await grantCredits(server, admin, user.workspace.id, -4); // 0
+        const last = await socket.waitFor((m) => m.type === 'credits.low' && m.credits.threshold === 0);
+        expect(last.credits).toEqual({ threshold: 0, remaining: 0, granted: 50, balance: expect.any(Number), resets_at: expect.any(String) });
+
+        const mails = await waitFor(async () => {
+          const all = (await mailbox(server, user.user.email)).filter((m) => m.template === 'credits.low');
+          return all.length >= 3 ? all : null;
+        }, 15_000, 'three credits.low mails');
+        expect(mails.map((m) => m.subject).sort()).toEqual([
+          'Your Persona Studio monthly credits are running low',
+          'Your Persona Studio monthly credits are running low',
+          'Your Persona Studio monthly credits are used up',
+        ]);
+        expect(socket.messages.filter((m) => m.type === 'credits.low').map((m) => m.credits.threshold)).toEqual([25, 10, 0]);
+        const sub = await api(server).get('/billing/subscription').set(user.auth);
+        expect(sub.body).toMatchObject({ plan: 'starter', allocation: { granted: 50, used: 50, remaining: 0 } });
+      } finally {
+        socket.close();
+      }
     });
   });
 });
