@@ -509,7 +509,12 @@ describe('billing on Stripe (the fake, over HTTP)', () => {
     await expectBalanced(user.auth);
   });
 
-  it('10. reconciles a subscription none of whose webhooks arrived', async () => {
+  it('10. reconciles a subscription none of whose webhooks arrived, and its end none of whose webhooks arrived either', async () => {
+    // A pack buyer on a plan an administrator gave: a customer at the provider, never a subscription.
+    const given = await registerUser(server);
+    await setPlan(server, admin, given.workspace.id, 'agency');
+    await buyPack(given, 'pack_100');
+
     const user = await registerUser(server);
     fake.dropEvents(true);
     const session = await startCheckout(user, { plan: 'pro' });
@@ -536,6 +541,20 @@ describe('billing on Stripe (the fake, over HTTP)', () => {
     expect((await billing(user.auth)).allocation.granted).toBe(200);
     expect(grantsFor(await ledger(user.auth), 'allocation_granted', invoice.id)).toHaveLength(1);
     await expectBalanced(user.auth);
+    // Billing gave the pack buyer's plan nothing, so it takes nothing away.
+    expect(await billing(given.auth)).toMatchObject({ plan: 'agency', purchased_credits: 100 });
+
+    // Cancelled, and the period ends with every webhook lost: still Pro here until the next pass.
+    expect((await api(server).post('/billing/subscription/cancel').set(user.auth)).body).toMatchObject({ plan: 'pro', cancel_at_period_end: true, pending_plan: 'starter' });
+    await renew(subscription);
+    expect(fake.object(subscription)).toMatchObject({ status: 'canceled' });
+    expect(await billing(user.auth)).toMatchObject({ plan: 'pro', cancel_at_period_end: true });
+    const ended = await api(server).post('/admin/billing/reconcile').set(admin);
+    expect(ended.body).toMatchObject({ failed: 0 });
+    expect(ended.body.drifted).toBeGreaterThanOrEqual(1);
+    expect(await billing(user.auth)).toMatchObject({ plan: 'starter', status: 'active', cancel_at_period_end: false, pending_plan: null });
+    expect((await api(server).post('/billing/subscription/resume').set(user.auth)).body.code).toBe('no_subscription');
+    for (const who of [user.auth, given.auth]) await expectBalanced(who);
   });
 
   it('11. refuses what it must: viewers, API keys, bad bodies, an unchanged plan, a cancel without subscription; invoices are the caller\'s own', async () => {
