@@ -5,7 +5,7 @@ import { ApiErrors } from '../../../platform/http/index.js';
 import { BillingReconciliation } from '../application/reconciliation.js';
 import { ReconciliationView } from './dto/billing.dto.js';
 
-/** Operators: compare every subscribed workspace with the payment provider now (the daily pass, on demand). */
+/** Operators: compare every workspace with a customer at the payment provider with it now (the daily pass, on demand). */
 @ApiTags('admin')
 @Controller('admin/billing')
 @Product({ roles: ['admin'] })
@@ -15,7 +15,7 @@ export class AdminBillingController {
 
   @Post('reconcile')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Reconcile every subscribed workspace with the payment provider; drift found is mended, logged and counted.' })
+  @ApiOperation({ summary: 'Reconcile every workspace with a customer at the payment provider (subscribed, or whose webhooks were lost); drift found is mended, logged and counted.' })
   @ApiOkResponse({ type: ReconciliationView })
   reconcile() {
     return this.reconciliation.reconcile();

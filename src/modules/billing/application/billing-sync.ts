@@ -124,7 +124,10 @@ export class BillingSync implements OnModuleInit {
     const planFrom = (await this.plans.lockPlan(workspaceId, tx)) ?? 'starter';
     const previous = await this.subscriptions.get(workspaceId, tx, true);
     if (sub?.plan) await this.subscriptions.save(tx, workspaceId, { ...sub, plan: sub.plan });
-    const planTo: Plan = sub?.plan && holdsPlan(sub.status) ? sub.plan : 'starter';
+    // None live at the provider (the newest ended): a copy still live would keep the plan's status and the Starter pass away.
+    else if (!sub && previous && holdsPlan(previous.status)) await this.subscriptions.markEnded(tx, workspaceId);
+    // A workspace that never had a subscription (a pack buyer, say) keeps the plan it has: billing did not give it.
+    const planTo: Plan = sub?.plan && holdsPlan(sub.status) ? sub.plan : sub || previous ? 'starter' : planFrom;
     const ended = previous !== null && holdsPlan(previous.status) && !(sub && holdsPlan(sub.status));
     // A subscription that ended leaves the Starter allocation to the pass, at once.
     if (ended) await this.allocations.setResetsAt(tx, workspaceId, new Date());

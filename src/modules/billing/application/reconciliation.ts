@@ -17,7 +17,8 @@ export interface ReconciliationReport {
 }
 
 /**
- * Compares every subscribed workspace with the provider (daily on the workers, and on demand for
+ * Compares every workspace with a customer at the provider (subscribed, or whose first
+ * subscription's webhooks never arrived) with the provider (daily on the workers, and on demand for
  * administrators) and mends what lost webhooks left behind: the plan, the subscription's copy, the
  * grants of paid invoices. Drift found is logged per workspace and counted in the metrics.
  */

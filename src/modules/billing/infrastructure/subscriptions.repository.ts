@@ -56,11 +56,20 @@ export class SubscriptionsRepository {
     );
   }
 
-  /** Subscribed workspaces (live or not) after `afterWorkspaceId`, in id order: the reconciliation's walk. */
+  /** The provider has no live subscription for the workspace any more: the local copy says it ended. */
+  async markEnded(tx: Tx, workspaceId: string): Promise<void> {
+    await tx.query(`UPDATE billing_subscriptions SET status = 'canceled', synced_at = now() WHERE workspace_id = $1`, [workspaceId]);
+  }
+
+  /**
+   * Workspaces with a customer at the provider after `afterWorkspaceId`, in id order: the
+   * reconciliation's walk. Every subscribed workspace has one, and so has one whose first
+   * subscription's webhooks were all lost (no local copy yet: the walk must not start from those).
+   */
   async page(afterWorkspaceId: string, limit: number): Promise<Array<{ workspaceId: string; customerId: string | null }>> {
     const rows: Array<{ workspace_id: string; billing_customer_id: string | null }> = await this.ds.query(
-      `SELECT s.workspace_id, w.billing_customer_id FROM billing_subscriptions s JOIN workspaces w ON w.id = s.workspace_id
-       WHERE s.workspace_id > $1 ORDER BY s.workspace_id LIMIT $2`,
+      `SELECT id AS workspace_id, billing_customer_id FROM workspaces
+       WHERE billing_customer_id IS NOT NULL AND id > $1 ORDER BY id LIMIT $2`,
       [afterWorkspaceId, limit],
     );
     return rows.map((r) => ({ workspaceId: r.workspace_id, customerId: r.billing_customer_id }));
