@@ -6,6 +6,7 @@ import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Outbox, OutboxSubscribers, PermanentDeliveryFailure } from '../../../platform/outbox/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog } from '../../audit/index.js';
+import { currentPeriodEnd } from '../domain/allocation.js';
 import { PACKS, PLAN_ALLOCATIONS } from '../domain/catalogue.js';
 import { AllocationsRepository } from '../infrastructure/allocations.repository.js';
 import { PlansRepository } from '../infrastructure/plans.repository.js';
@@ -62,7 +63,8 @@ export class BillingSync implements OnModuleInit {
       const sub = await this.gateway.getSubscription(objectId);
       if (!sub) throw new PermanentDeliveryFailure(`subscription ${objectId} is unknown to the provider`);
       const workspaceId = await this.workspaceOf(sub.customerId);
-      if (workspaceId) await this.syncWorkspace(workspaceId, sub.customerId, sub);
+      // The customer's subscription as it is now, not the event's (an older one's event changes nothing newer).
+      if (workspaceId) await this.syncWorkspace(workspaceId, sub.customerId);
     } else if (objectType === 'invoice') {
       const invoice = await this.gateway.getInvoice(objectId);
       if (!invoice) throw new PermanentDeliveryFailure(`invoice ${objectId} is unknown to the provider`);
@@ -74,15 +76,17 @@ export class BillingSync implements OnModuleInit {
   }
 
   /**
-   * Reads the workspace's subscription (the one given, or the customer's newest live one) and its
-   * recent invoices from the provider and applies them: the plan, the local copy, the grants of
-   * paid invoices of the current period.
+   * Reads the customer's newest live subscription and recent invoices from the provider and applies
+   * them: the plan, the local copy, the grants of paid invoices of the current period. Syncs of one
+   * workspace may overlap (several events at once, several processes): the local copy remembers
+   * when its read began, and an older read never overwrites a newer one.
    */
-  async syncWorkspace(workspaceId: string, customerId: string, known?: RemoteSubscription): Promise<SyncOutcome> {
-    const sub = known ?? (await this.gateway.findSubscription(customerId));
+  async syncWorkspace(workspaceId: string, customerId: string): Promise<SyncOutcome> {
+    const readAt = new Date();
+    const sub = await this.gateway.findSubscription(customerId);
     const invoices = sub ? (await this.gateway.listInvoices(customerId, { limit: RECENT_INVOICES })).items : [];
     const outcome = await inTransaction(this.ds, async (tx) => {
-      const applied = await this.applySubscription(tx, workspaceId, sub);
+      const applied = await this.applySubscription(tx, workspaceId, sub, readAt);
       let grants = 0;
       if (sub && holdsPlan(sub.status)) {
         const current = invoices
@@ -106,8 +110,7 @@ export class BillingSync implements OnModuleInit {
       return;
     }
     if (c.mode === 'subscription') {
-      const sub = c.subscriptionId ? await this.gateway.getSubscription(c.subscriptionId) : null;
-      await this.syncWorkspace(owner, c.customerId, sub ?? undefined);
+      await this.syncWorkspace(owner, c.customerId);
       return;
     }
     if (!c.pack) return;
@@ -120,23 +123,38 @@ export class BillingSync implements OnModuleInit {
   }
 
   /** The plan the subscription gives (Starter when it gives none), and the local copy. */
-  private async applySubscription(tx: Tx, workspaceId: string, sub: RemoteSubscription | null): Promise<{ planFrom: Plan; planTo: Plan }> {
+  private async applySubscription(tx: Tx, workspaceId: string, sub: RemoteSubscription | null, readAt: Date): Promise<{ planFrom: Plan; planTo: Plan }> {
     const planFrom = (await this.plans.lockPlan(workspaceId, tx)) ?? 'starter';
     const previous = await this.subscriptions.get(workspaceId, tx, true);
-    if (sub?.plan) await this.subscriptions.save(tx, workspaceId, { ...sub, plan: sub.plan });
+    // A sync that read the provider before the one already applied has nothing newer to say.
+    if (previous && previous.syncedAt > readAt) return { planFrom, planTo: planFrom };
+    if (sub?.plan) await this.subscriptions.save(tx, workspaceId, { ...sub, plan: sub.plan }, readAt);
     // None live at the provider (the newest ended): a copy still live would keep the plan's status and the Starter pass away.
-    else if (!sub && previous && holdsPlan(previous.status)) await this.subscriptions.markEnded(tx, workspaceId);
+    else if (!sub && previous && holdsPlan(previous.status)) await this.subscriptions.markEnded(tx, workspaceId, readAt);
     // A workspace that never had a subscription (a pack buyer, say) keeps the plan it has: billing did not give it.
     const planTo: Plan = sub?.plan && holdsPlan(sub.status) ? sub.plan : sub || previous ? 'starter' : planFrom;
     const ended = previous !== null && holdsPlan(previous.status) && !(sub && holdsPlan(sub.status));
-    // A subscription that ended leaves the Starter allocation to the pass, at once.
-    if (ended) await this.allocations.setResetsAt(tx, workspaceId, new Date());
+    if (ended) await this.openStarterAfter(tx, workspaceId, previous.providerSubscriptionId);
     if (planTo !== planFrom) {
       await this.billing.changePlan(tx, workspaceId, planTo);
       await this.audit.record(tx, { workspaceId, actorUserId: null, action: 'plan.changed', targetType: 'workspace', targetId: workspaceId, details: { from: planFrom, to: planTo, source: 'billing' } });
       this.logger.log({ msg: 'plan changed by billing', workspace_id: workspaceId, from: planFrom, to: planTo, subscription_status: sub?.status ?? null });
     }
     return { planFrom, planTo };
+  }
+
+  /**
+   * A subscription ended: the Starter allocation opens at once (what is left of the paid one
+   * expires), until the next anniversary of the workspace's creation; the pass goes on from there.
+   * Keyed by the subscription that ended, so it happens once however many syncs see the end.
+   */
+  private async openStarterAfter(tx: Tx, workspaceId: string, subscriptionId: string): Promise<void> {
+    const current = await this.allocations.get(workspaceId, tx);
+    if (!current) return;
+    const key = `starter:after:${subscriptionId}`;
+    const credits = PLAN_ALLOCATIONS.starter;
+    if (!(await this.allocations.claimGrant(tx, workspaceId, key, 'allocation', credits))) return;
+    await this.allocations.openPeriod(tx, workspaceId, { key, credits, resetsAt: currentPeriodEnd(current.anchor, new Date()).end });
   }
 
   /**

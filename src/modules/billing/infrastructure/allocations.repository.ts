@@ -98,14 +98,6 @@ export class AllocationsRepository {
   }
 
   /**
-   * Moves the end of the current allocation (a subscription ended: the next Starter period opens
-   * when the pass next runs).
-   */
-  async setResetsAt(tx: Tx, workspaceId: string, resetsAt: Date): Promise<void> {
-    await tx.query('UPDATE workspaces SET allocation_resets_at = $2 WHERE id = $1', [workspaceId, resetsAt]);
-  }
-
-  /**
    * Opens the next period of up to `batch` workspaces whose allocation fell due and that have no
    * live subscription (Starter, or a subscription that ended), in one statement: rows are claimed
    * with `FOR UPDATE SKIP LOCKED`, so workers running it side by side share the due workspaces,

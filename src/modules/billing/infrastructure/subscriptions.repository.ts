@@ -46,19 +46,20 @@ export class SubscriptionsRepository {
   }
 
   /** Stores what the provider says now (its plan must be one of ours). */
-  async save(tx: Tx, workspaceId: string, s: RemoteSubscription & { plan: PaidPlan }): Promise<void> {
+  /** `readAt`: when the provider was asked (a later read is never overwritten by an earlier one). */
+  async save(tx: Tx, workspaceId: string, s: RemoteSubscription & { plan: PaidPlan }, readAt: Date): Promise<void> {
     await tx.query(
-      `INSERT INTO billing_subscriptions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+      `INSERT INTO billing_subscriptions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (workspace_id) DO UPDATE SET provider_subscription_id = EXCLUDED.provider_subscription_id, plan = EXCLUDED.plan,
          status = EXCLUDED.status, current_period_start = EXCLUDED.current_period_start, current_period_end = EXCLUDED.current_period_end,
-         cancel_at_period_end = EXCLUDED.cancel_at_period_end, pending_plan = EXCLUDED.pending_plan, synced_at = now()`,
-      [workspaceId, s.id, s.plan, s.status, s.currentPeriodStart, s.currentPeriodEnd, s.cancelAtPeriodEnd, s.pendingPlan],
+         cancel_at_period_end = EXCLUDED.cancel_at_period_end, pending_plan = EXCLUDED.pending_plan, synced_at = EXCLUDED.synced_at`,
+      [workspaceId, s.id, s.plan, s.status, s.currentPeriodStart, s.currentPeriodEnd, s.cancelAtPeriodEnd, s.pendingPlan, readAt],
     );
   }
 
   /** The provider has no live subscription for the workspace any more: the local copy says it ended. */
-  async markEnded(tx: Tx, workspaceId: string): Promise<void> {
-    await tx.query(`UPDATE billing_subscriptions SET status = 'canceled', synced_at = now() WHERE workspace_id = $1`, [workspaceId]);
+  async markEnded(tx: Tx, workspaceId: string, readAt: Date): Promise<void> {
+    await tx.query(`UPDATE billing_subscriptions SET status = 'canceled', synced_at = $2 WHERE workspace_id = $1`, [workspaceId, readAt]);
   }
 
   /**
