@@ -408,8 +408,9 @@ describe('billing on Stripe (the fake, over HTTP)', () => {
     expect((await api(server).post('/billing/subscription/cancel').set(user.auth)).body).toMatchObject({ cancel_at_period_end: true });
     await renew(subscription);
     expect(fake.object(subscription)).toMatchObject({ status: 'canceled' });
-    const ended = await until(user.auth, (b) => b.plan === 'starter', 'Starter at the period end');
-    expect(ended).toMatchObject({ cancel_at_period_end: false, pending_plan: null });
+    const ended = await until(user.auth, (b) => b.plan === 'starter' && b.allocation.granted === 50, 'Starter and its allocation at the period end');
+    // The Pro allocation's leftover expired; the Starter one runs to the next anniversary of the workspace.
+    expect(ended).toMatchObject({ cancel_at_period_end: false, pending_plan: null, allocation: { granted: 50, used: 0, remaining: 50 } });
     // Nothing of the ended subscription was billed again.
     expect((await invoices(user.auth)).map((i) => i.amount)).toEqual([2900]);
     await expectBalanced(user.auth);
