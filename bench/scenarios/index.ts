@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { analytics } from './analytics.js';
+import { billing } from './billing.js';
 import { content } from './content.js';
 import { foundation } from './foundation.js';
 import { lora } from './lora.js';
@@ -9,4 +10,4 @@ import { routing } from './routing.js';
 import { voice } from './voice.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics, billing];
