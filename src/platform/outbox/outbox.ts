@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import { newId, type NewOutboxEvent, type OutboxEventType } from '../../core/index.js';
 import { SealedBox } from '../crypto/index.js';
-import { jsonParam, type Tx } from '../database/index.js';
+import { jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
 
 /**
  * Records an event in the caller's transaction: it is delivered after that transaction commits,
@@ -28,6 +28,22 @@ export class Outbox {
     ]);
     for (const listener of this.recorded) listener();
     return id;
+  }
+
+  /**
+   * Adds the event's row to a statement another module composes (one round trip instead of a
+   * transaction), made only when the part named `onlyIf` answers a row. Events with a secret go
+   * through `record`. Call `recordedElsewhere()` once the statement ran.
+   */
+  addTo<T extends OutboxEventType>(statement: ComposedStatement, event: NewOutboxEvent<T>, onlyIf: string): void {
+    if (event.secret !== undefined) throw new Error('An event with a secret is recorded with Outbox.record');
+    statement.with('outbox_event', (p) =>
+      `INSERT INTO outbox_events (id, type, workspace_id, payload) SELECT ${p.bind(newId('evt'))}, ${p.bind(event.type)}, ${p.bind(event.workspaceId)}, ${p.bind(jsonParam(event.payload))} FROM ${onlyIf}`);
+  }
+
+  /** Tells this process's dispatcher that a statement with `addTo` committed. */
+  recordedElsewhere(): void {
+    for (const listener of this.recorded) listener();
   }
 
   /** Called after each record in this process (the record's transaction commits a moment later). */
