@@ -118,9 +118,9 @@ describe('sockets follow the HTTP rules (contract §7)', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
   }, 30_000);
 
-  it('refuses a key scoped only credits:read with auth.error insufficient_scope and 4403', async () => {
+  it('refuses a key whose scopes read no event (characters only) with auth.error insufficient_scope and 4403', async () => {
     const user = await agencyUser();
-    const { key } = await createKey(user, ['credits:read', 'characters:read']);
+    const { key } = await createKey(user, ['characters:read', 'characters:write']);
     const s = track(await openSocket(server.wsUrl));
     s.send({ type: 'auth', token: key });
     expect(await s.waitFor((m) => m.type.startsWith('auth.'))).toEqual({ type: 'auth.error', code: 'insufficient_scope' });
