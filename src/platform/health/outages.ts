@@ -119,6 +119,14 @@ export class DependencyOutages {
     return this.down.size > 0;
   }
 
+  /**
+   * Whether a dependency being away explains `err`: it looks like an outage (or names nobody) and a
+   * dependency is down now. For work that fails for good otherwise (a job, its item).
+   */
+  async explains(err: unknown): Promise<boolean> {
+    return mayBeOutage(err) && this.confirm(err);
+  }
+
   /** Calls `listener` each time an outage ends (work that waited for it may go again). */
   onRestored(listener: (dependency: Dependency) => void): void {
     this.restoredListeners.push(listener);

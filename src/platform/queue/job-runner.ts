@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
-import { isOutageError, mayBeOutage, outages } from '../health/outages.js';
+import { isOutageError, outages } from '../health/outages.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
 import { isStorageUnavailable, MediaUrls, storageError } from '../storage/index.js';
@@ -162,7 +162,7 @@ export class JobRunner {
       result = await handler.run(this.contextFor(job, abort.signal));
     } catch (err) {
       if (abort.signal.aborted) return;
-      if (!(err instanceof AppError) && mayBeOutage(err) && run.outageRuns < MAX_OUTAGE_RUNS && (await outages.confirm(err))) {
+      if (!(err instanceof AppError) && run.outageRuns < MAX_OUTAGE_RUNS && (await outages.explains(err))) {
         return this.runAgainAfterOutage(run);
       }
       if (!(err instanceof AppError)) this.logger.error({ msg: 'job handler threw', job_id: job.id, job_type: job.jobType, err: describe(err) });

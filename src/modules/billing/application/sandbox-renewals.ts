@@ -57,6 +57,6 @@ export class SandboxRenewals implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private sandbox(): SandboxGateway | null {
-    return this.gateway.mode === 'sandbox' && this.gateway instanceof SandboxGateway ? this.gateway : null;
+    return this.gateway instanceof SandboxGateway ? this.gateway : null;
   }
 }

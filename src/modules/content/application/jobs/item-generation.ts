@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { mayBeOutage, outages } from '../../../../platform/health/index.js';
+import { outages } from '../../../../platform/health/index.js';
 import type { JobContext } from '../../../../platform/queue/index.js';
 import type { ContentItem, StoredMedia } from '../../domain/content-item.js';
 import { toCharacterBrief } from '../../../characters/index.js';
@@ -35,7 +35,7 @@ export class ItemGeneration {
     } catch (err) {
       // A job let go at a stop runs again elsewhere, and one that met a database or Redis outage
       // runs again once it is over (the runner): its item is not failed, whatever this run met.
-      if (!ctx.signal.aborted && !(mayBeOutage(err) && (await outages.confirm(err)))) await this.steps.markFailed(ctx.job);
+      if (!ctx.signal.aborted && !(await outages.explains(err))) await this.steps.markFailed(ctx.job);
       throw err;
     }
   }
