@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { api, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
 import { E2E_MODE } from '../helpers/env.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createBacking, startServer, waitFor, type Backing, type TestServer } from '../helpers/server.js';
@@ -63,7 +64,7 @@ describe('operator views', () => {
       expect(res.text).toContain('process_resident_memory_bytes');
     });
 
-    it('shows the open jobs by type and status, and the duration of a job this process ran', async () => {
+    it('shows the open jobs by type and status, the owed failure hooks, and the duration of a job this process ran', async () => {
       const characterId = await createCharacter(server, user);
       const job = await startFaceEmbeddingJob(server, user, characterId);
       await waitFor(async () => (await api(server).get(`/jobs/${job.id}`).set(user.auth)).body.job?.status === 'completed', 20_000, 'the job to complete');
@@ -75,7 +76,40 @@ describe('operator views', () => {
         expect.stringMatching(/^persona_queue_jobs\{type="recompute_face_embedding",status="pending"\} \d+$/),
         expect.stringMatching(/^persona_queue_jobs\{type="recompute_face_embedding",status="running"\} \d+$/),
       ]));
+      // The owed failure hooks, read from this database at the scrape: nothing failed, nothing owed.
+      const lines = res.text.split('\n');
+      expect(lines).toContain('persona_owed_failure_hooks 0');
+      expect(lines).toContain('persona_owed_failure_hooks_oldest_age_seconds 0');
+      // Every collector's read succeeded (a failed one is logged and leaves its gauge unset, at 0).
+      expect(server.output.join('')).not.toContain('metrics collector failed');
     });
+
+    if (E2E_MODE === 'services') {
+      it('counts a refund still owed and shows how long the oldest has been owed', async () => {
+        const characterId = await createCharacter(server, user);
+        const job = await startFaceEmbeddingJob(server, user, characterId);
+        await waitFor(async () => (await api(server).get(`/jobs/${job.id}`).set(user.auth)).body.job?.status === 'completed', 20_000, 'the job to complete');
+        // The row as a failure whose hook could not commit leaves it: failed 90 s ago, the next try
+        // an hour away (so no sweep pays it during the test).
+        const db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
+        await db.connect();
+        try {
+          await db.query(
+            `UPDATE jobs SET status = 'failed', finished_at = now() - interval '90 seconds', failure_hook_due_at = now() + interval '1 hour' WHERE id = $1`,
+            [job.id],
+          );
+          const lines = (await api(server).get('/metrics').set(scraper)).text.split('\n');
+          expect(lines).toContain('persona_owed_failure_hooks 1');
+          const age = Number(lines.find((l) => l.startsWith('persona_owed_failure_hooks_oldest_age_seconds '))?.split(' ')[1]);
+          expect(age).toBeGreaterThanOrEqual(90);
+          expect(age).toBeLessThan(90 + 60);
+        } finally {
+          await db.query('UPDATE jobs SET failure_hook_due_at = NULL WHERE id = $1', [job.id]);
+          await db.end();
+        }
+        expect((await api(server).get('/metrics').set(scraper)).text.split('\n')).toContain('persona_owed_failure_hooks 0');
+      });
+    }
   });
 
   if (E2E_MODE === 'services') {

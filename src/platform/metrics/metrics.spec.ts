@@ -61,6 +61,18 @@ describe('Metrics', () => {
     ]);
   });
 
+  it('shows the owed failure hooks and the age of the oldest, both 0 once none is owed', async () => {
+    const metrics = new Metrics();
+    metrics.setOwedFailureHooks({ count: 2, oldestAgeSeconds: 90.5 });
+    let text = await metrics.scrape();
+    expect(samples(text, 'persona_owed_failure_hooks')).toEqual(['persona_owed_failure_hooks 2']);
+    expect(samples(text, 'persona_owed_failure_hooks_oldest_age_seconds')).toEqual(['persona_owed_failure_hooks_oldest_age_seconds 90.5']);
+    metrics.setOwedFailureHooks({ count: 0, oldestAgeSeconds: 12 });
+    text = await metrics.scrape();
+    expect(samples(text, 'persona_owed_failure_hooks')).toEqual(['persona_owed_failure_hooks 0']);
+    expect(samples(text, 'persona_owed_failure_hooks_oldest_age_seconds')).toEqual(['persona_owed_failure_hooks_oldest_age_seconds 0']);
+  });
+
   it('still answers the other metrics when a collector fails', async () => {
     const metrics = new Metrics();
     metrics.publishOutcome('instagram', 'published');

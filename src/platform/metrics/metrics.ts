@@ -13,6 +13,13 @@ export interface OpenJobCount {
   count: number;
 }
 
+/** The failure hooks (refunds) still owed, as the job rows record them. */
+export interface OwedFailureHooks {
+  count: number;
+  /** Seconds since the oldest of them was recorded (its job failed); 0 when none is owed. */
+  oldestAgeSeconds: number;
+}
+
 /** The label of a request that matched no route: never its URL, which would make a series per path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -48,6 +55,16 @@ export class Metrics {
     name: 'persona_queue_jobs',
     help: 'Open jobs by type and status, counted from the job rows at scrape time (all processes).',
     labelNames: ['type', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly owedHooks = new Gauge({
+    name: 'persona_owed_failure_hooks',
+    help: 'Failed jobs whose failure hook (their refund) has not committed yet, counted from the job rows at scrape time (all processes).',
+    registers: [this.registry],
+  });
+  private readonly owedHookAge = new Gauge({
+    name: 'persona_owed_failure_hooks_oldest_age_seconds',
+    help: 'Seconds since the oldest owed failure hook was recorded (its job failed), read at scrape time; 0 when none is owed.',
     registers: [this.registry],
   });
   private readonly jobDuration = new Histogram({
@@ -111,6 +128,12 @@ export class Metrics {
     this.queueJobs.reset();
     for (const type of knownTypes) for (const status of OPEN_STATUSES) this.queueJobs.set({ type, status }, 0);
     for (const { type, status, count } of counts) this.queueJobs.set({ type, status }, count);
+  }
+
+  /** Replaces the owed failure-hook gauges: how many, and how long the oldest has been owed. */
+  setOwedFailureHooks({ count, oldestAgeSeconds }: OwedFailureHooks): void {
+    this.owedHooks.set(count);
+    this.owedHookAge.set(count > 0 ? oldestAgeSeconds : 0);
   }
 
   billingDriftMended(): void {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
-import type { OpenJobCount, OpenJobStatus } from '../metrics/metrics.js';
+import type { OpenJobCount, OpenJobStatus, OwedFailureHooks } from '../metrics/metrics.js';
 import type { JobType } from './job-types.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement, JobStatus } from './job.types.js';
 
@@ -257,5 +257,27 @@ export class OpenJobCounts {
       `SELECT job_type, status, count(*) AS count FROM jobs WHERE status IN ('pending', 'running') GROUP BY job_type, status`,
     );
     return rows.map((r) => ({ type: r.job_type, status: r.status, count: Number(r.count) }));
+  }
+}
+
+/**
+ * The failure hooks (refunds) still owed, across every process: what the owed-hook gauges show. One
+ * aggregate over the owed rows only: its condition is the predicate of the partial index
+ * `jobs_owed_hooks_idx` (migration 1733310000000), which holds those rows and nothing else (none,
+ * as a rule). A hook is owed since its job failed (`finished_at`, written in the same statement).
+ */
+@Injectable()
+export class OwedFailureHookCounts {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async count(): Promise<OwedFailureHooks> {
+    const rows: Array<{ count: string | number; oldest_age_seconds: string | number | null }> = await this.ds.query(
+      `SELECT count(*) AS count, EXTRACT(EPOCH FROM now() - min(finished_at)) AS oldest_age_seconds
+         FROM jobs WHERE failure_hook_due_at IS NOT NULL`,
+    );
+    const row = rows[0];
+    const count = Number(row?.count ?? 0);
+    const age = row?.oldest_age_seconds == null ? 0 : Number(row.oldest_age_seconds);
+    return { count, oldestAgeSeconds: count > 0 ? Math.max(0, age) : 0 };
   }
 }

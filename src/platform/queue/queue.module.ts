@@ -8,7 +8,7 @@ import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
 import { JobEntity } from './job.entity.js';
 import { JobList } from './job-list.js';
 import { JobRunner } from './job-runner.js';
-import { JobStore, OpenJobCounts, TypeOrmJobStore } from './job-store.js';
+import { JobStore, OpenJobCounts, OwedFailureHookCounts, TypeOrmJobStore } from './job-store.js';
 import type { JobType } from './job-types.js';
 import { Jobs } from './job.types.js';
 import { JobsController } from './jobs.controller.js';
@@ -54,6 +54,7 @@ export class QueueModule {
         { provide: Jobs, useExisting: JobsService },
         JobConsumer,
         OpenJobCounts,
+        OwedFailureHookCounts,
         JobList,
         QueueMetrics,
       ],
