@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
-import { jobCustomer, keepLogs, jobStatuses, jsonLines, orderJob, startReadLoad, throughOutage } from './support/outage-load.js';
+import { jobCustomer, keepLogs, jobStatuses, jsonLines, nonJsonLines, orderJob, startReadLoad, throughOutage } from './support/outage-load.js';
 import { createPrivateBacking, startPrivatePostgres, startPrivateRedis, type PrivateService } from './support/private-services.js';
 
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', LOG_LEVEL: 'info' };
@@ -17,8 +17,8 @@ function alarmsBetween(proc: RunningProcess, from: number, to: number) {
 /**
  * PostgreSQL stopped 10 s under load and with a backlog (issue 25, item 5): the API answers 503
  * `service_unavailable` with Retry-After instead of 500, each process logs one warning for the
- * outage instead of one error per request, readiness says 503, and the backlog accepted before the
- * stop drains within 20 s of the database's return.
+ * outage instead of one error per request, every log line stays JSON, readiness says 503, and the
+ * backlog accepted before the stop drains within 20 s of the database's return.
  */
 describe('fault: PostgreSQL stopped for 10 s under load with a backlog', () => {
   let postgres: PrivateService;
@@ -76,6 +76,9 @@ describe('fault: PostgreSQL stopped for 10 s under load with a backlog', () => {
     // One warning per outage per process: the outage log's, naming the database; no `unhandled error`.
     expect(apiAlarms.map((l) => [l.msg, l.dependency])).toEqual([['dependency unavailable', 'database']]);
     expect(workerAlarms.map((l) => [l.msg, l.dependency])).toEqual([['dependency unavailable', 'database']]);
+    // Every line each process wrote, before, during and after the outage, is one JSON object: no raw driver trace.
+    expect(nonJsonLines(server)).toEqual([]);
+    expect(nonJsonLines(worker)).toEqual([]);
     expect(drainedAfterMs).toBeLessThan(20_000);
   });
 });
