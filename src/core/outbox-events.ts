@@ -25,7 +25,50 @@ export interface OutboxEventPayloads {
   'credits.low': { threshold: number; remaining: number; granted: number; balance: number; resetsAt: string | null };
   /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay. Mail goes to the owners. */
   'billing.payment_failed': { invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
+
+  // Facts customers receive as outbound webhooks (WEBHOOK_EVENT_TYPES). The payload names the
+  // resource; its webhook body is the REST resource as it reads when the event is fanned out.
+  /** A job reached `completed` (GET /jobs/{id}). */
+  'job.completed': { jobId: string; jobType: string };
+  /** A job reached `failed` (GET /jobs/{id}); its refund is in the same transaction. */
+  'job.failed': { jobId: string; jobType: string };
+  /** A content item finished generating and awaits review (GET /content/{id}). */
+  'content.ready': { contentId: string; characterId: string };
+  /** A content item was approved (GET /content/{id}). */
+  'content.approved': { contentId: string; characterId: string };
+  /** A scheduled post went out (GET /schedule/posts/{id}). */
+  'post.published': { postId: string; platform: string };
+  /** A scheduled post failed for good (GET /schedule/posts/{id}). */
+  'post.failed': { postId: string; platform: string };
+  /** A character's LoRA finished training (its LoRA resource). */
+  'lora.ready': { characterId: string };
+  /** A character's LoRA training failed (its LoRA resource). */
+  'lora.failed': { characterId: string };
+  /** A character's cloned voice is ready (its voice resource). */
+  'voice.ready': { characterId: string };
+  /** A user joined the workspace (the member resource). */
+  'member.added': { userId: string; role: string };
+  /** A user left or was removed (the member as it was). */
+  'member.removed': { userId: string; role: string; email: string };
 }
+
+/** The events a workspace can subscribe a webhook endpoint to, in the order the docs list them. */
+export const WEBHOOK_EVENT_TYPES = [
+  'job.completed',
+  'job.failed',
+  'content.ready',
+  'content.approved',
+  'post.published',
+  'post.failed',
+  'lora.ready',
+  'lora.failed',
+  'voice.ready',
+  'credits.low',
+  'member.added',
+  'member.removed',
+] as const satisfies readonly (keyof OutboxEventPayloads)[];
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export type OutboxEventType = keyof OutboxEventPayloads;
 

@@ -169,6 +169,18 @@ const TEMPLATES: { [T in OutboxEventType]: Template<T> | null } = {
     ],
     action: { label: 'Pay the invoice', url: p.hostedUrl && /^https?:\/\//.test(p.hostedUrl) ? p.hostedUrl : `${ctx.appUrl}/settings/billing` },
   }),
+  // Customer webhook events send no mail (credits.low above is both).
+  'job.completed': null,
+  'job.failed': null,
+  'content.ready': null,
+  'content.approved': null,
+  'post.published': null,
+  'post.failed': null,
+  'lora.ready': null,
+  'lora.failed': null,
+  'voice.ready': null,
+  'member.added': null,
+  'member.removed': null,
 };
 
 /** `$29.00`, `€9.00`: an amount in the currency's smallest unit, for a reader. */
