@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { api, connectSandbox, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
-import { E2E_MODE } from '../helpers/env.js';
+import { describeOnServices, E2E_MODE } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { closePlatformFakes, platformEnv, startPlatformFakes, type FakePlatform, type PlatformFakes } from '../fakes/platforms/index.js';
 
@@ -223,7 +223,7 @@ describe('analytics against the platform fakes', () => {
   }, 120_000);
 });
 
-describe('scheduled syncs with two workers (PostgreSQL + Redis)', () => {
+describeOnServices('scheduled syncs with two workers (PostgreSQL + Redis)', () => {
   const INTERVAL_MS = 3_000;
   const PERIODS = 4;
   let fakes: PlatformFakes;
@@ -293,7 +293,7 @@ describe('scheduled syncs with two workers (PostgreSQL + Redis)', () => {
   }, 120_000);
 });
 
-describe('best hours in schedule/generate (seeded history, PostgreSQL)', () => {
+describeOnServices('best hours in schedule/generate (seeded history, PostgreSQL)', () => {
   const ZONE = 'Asia/Tokyo';
   const ZONE_OFFSET_MS = 9 * 3_600_000; // Tokyo keeps no daylight saving time.
   const PEAK_HOUR = 7;

@@ -1,3 +1,4 @@
+// @e2e services-only: reads the audit rows with SQL, so its server runs on PostgreSQL + Redis in both passes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import sharp from 'sharp';

@@ -1,3 +1,4 @@
+// @e2e services-only: two workers and a period end moved with SQL on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { api, registerUser, type TestUser } from '../helpers/api.js';

@@ -1,3 +1,4 @@
+// @e2e services-only: seeds the previous release's rows with SQL on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';

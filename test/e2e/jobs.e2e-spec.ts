@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { api, missingId, registerUser, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
-import { REDIS_URL } from '../helpers/env.js';
+import { describeOnServices, REDIS_URL } from '../helpers/env.js';
 import { createCharacter, startFaceEmbeddingJob } from '../fakes/queue-e2e-jobs.js';
 
 const JOB_SHAPE = /^job_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -74,7 +74,7 @@ describe('GET /jobs/{id} and job progress', () => {
 });
 
 /** Scale-out, always on real PostgreSQL + Redis: two APIs that run no jobs, and one worker. */
-describe('jobs across instances (PostgreSQL + Redis)', () => {
+describeOnServices('jobs across instances (PostgreSQL + Redis)', () => {
   let backing: Backing;
   let apiA: TestServer;
   let apiB: TestServer;

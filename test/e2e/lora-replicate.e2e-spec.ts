@@ -4,7 +4,7 @@ import Bull from 'bull';
 import pg from 'pg';
 import sharp from 'sharp';
 import { api, grantCredits, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
-import { REDIS_URL } from '../helpers/env.js';
+import { describeOnServices, REDIS_URL } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { startFakeReplicate, type FakeReplicate, type FakeTraining, type FakeWebhookDelivery } from '../fakes/replicate-server.js';
 
@@ -463,7 +463,7 @@ describe('LoRA training on Replicate, webhooks dropped', () => {
  * its completion webhook arrives twice at once: one state change, one refund. Always on PostgreSQL
  * and Redis, whatever E2E_MODE says.
  */
-describe('LoRA training on Replicate: two workers and a webhook racing on the end', () => {
+describeOnServices('LoRA training on Replicate: two workers and a webhook racing on the end', () => {
   const ROUNDS = 3;
   let fake: FakeReplicate;
   let backing: Backing;

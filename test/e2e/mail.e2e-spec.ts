@@ -5,6 +5,7 @@ import pg from 'pg';
 import { api, loginAdmin, registerUser, setPlan, uniqueEmail, type TestUser } from '../helpers/api.js';
 import { mailbox, mailboxLink, startSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/mail.js';
 import { ADMIN_EMAIL, createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
+import { describeOnServices } from '../helpers/env.js';
 
 const APP_URL = 'https://app.persona.test';
 const INVITED = 'organisation.invitation_created';
@@ -218,7 +219,7 @@ describe('transactional mail over real SMTP', () => {
   });
 });
 
-describe('dispatch on workers only (OUTBOX_DISPATCH_IN_API=false)', () => {
+describeOnServices('dispatch on workers only (OUTBOX_DISPATCH_IN_API=false)', () => {
   let backing: Backing;
   let server: TestServer;
   let worker: RunningProcess | undefined;
@@ -247,7 +248,7 @@ describe('dispatch on workers only (OUTBOX_DISPATCH_IN_API=false)', () => {
   });
 });
 
-describe('the dev mailbox in production', () => {
+describeOnServices('the dev mailbox in production', () => {
   let backing: Backing;
   let server: TestServer;
 

@@ -1,3 +1,4 @@
+// @e2e services-only: two workers sharing PostgreSQL + Redis.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { AppConfig } from '../../src/config/config.js';

@@ -1,3 +1,4 @@
+// @e2e services-only: an API and a worker on PostgreSQL + Redis in both passes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, connectSandbox, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { inviteAndAccept } from '../helpers/invitations.js';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { mediaBytes } from '../helpers/media.js';
 import { api, grantCredits, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
-import { E2E_MODE } from '../helpers/env.js';
+import { describeOnServices, E2E_MODE } from '../helpers/env.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { FakeA1111Server } from '../fakes/a1111-server.js';
 import { FakeComfyUiServer } from '../fakes/comfyui-server.js';
@@ -350,7 +350,7 @@ describe('Self-hosted GPU routing', () => {
  * than 2 requests at once over 500 jobs, while each worker runs 4 jobs at once. Always on
  * PostgreSQL and Redis, whatever E2E_MODE says: the limit lives in Redis.
  */
-describe('Self-hosted GPU routing across two workers', () => {
+describeOnServices('Self-hosted GPU routing across two workers', () => {
   const JOBS = 500;
   let backing: Backing;
   let server: TestServer;
