@@ -10,10 +10,14 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const STAMP = join(root, 'dist', '.build-stamp');
 
-/** What `tsc -p tsconfig.build.json` reads: its `include` folders, the configs and the lockfile. */
+/**
+ * What `tsc -p tsconfig.build.json` reads: its `include` folders, the configs, and the package
+ * manifest and lockfile (a changed dependency or module setting changes what the compile makes).
+ */
 function sources() {
   const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
-  return [...build.include, 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((p) => join(root, p));
+  const inputs = [...build.include, 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+  return inputs.map((p) => join(root, p));
 }
 
 /** Newest modification time under `path` (a file or a folder), 0 when it does not exist. */

@@ -139,7 +139,7 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect((await api(server).get(`/organizations/${ws}`).set(known.auth)).status).toBe(404);
     expect((await api(server).post('/auth/switch-workspace').set(known.auth).send({ workspace_id: ws })).status).toBe(404);
 
-    for (const again of [{ email: known.user.email }, { email: unknown }, { user_id: known.user.id }]) {
+    for (const again of [{ email: known.user.email }, { email: unknown }]) {
       const dup = await add(server, owner.auth, ws, { ...again, role: 'viewer' });
       expect([dup.status, dup.body.code]).toEqual([409, 'member_exists']);
     }
@@ -149,18 +149,26 @@ describe('organisations, members and invitations (contract §14)', () => {
     expect((await add(server, owner.auth, ws, { email: known.user.email, role: 'viewer' })).body.code).toBe('member_exists');
   });
 
-  it('invites a user by id as by their email, and validates the request', async () => {
+  it('answers a user id alike whether it names an account or not (invitations go by email only), and validates the request', async () => {
     const viewer = await registerUser(server);
-    const byId = await add(server, owner.auth, ws, { user_id: viewer.user.id, role: 'viewer' });
-    expect(byId.status).toBe(201);
-    expect(Object.keys(byId.body)).toEqual(['invitation']);
-    expect(byId.body.invitation).toMatchObject({ email: viewer.user.email, role: 'viewer' });
-    expect((await add(server, owner.auth, ws, { user_id: missingId('user'), role: 'viewer' })).status).toBe(404);
+    // A known id once answered 201 with its owner's email and an unknown one 404: an account check.
+    const byKnownId = await add(server, owner.auth, ws, { user_id: viewer.user.id, role: 'viewer' });
+    const byUnknownId = await add(server, owner.auth, ws, { user_id: missingId('user'), role: 'viewer' });
+    const answer = (res: { status: number; body: Record<string, unknown> }) => ({ status: res.status, code: res.body.code, message: res.body.message, details: res.body.details });
+    expect(answer(byKnownId)).toEqual(answer(byUnknownId));
+    expect(answer(byKnownId)).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(JSON.stringify(byKnownId.body)).not.toContain(viewer.user.email);
+    expect((await api(server).get(`/organizations/${ws}/members`).set(owner.auth)).body.invitations.map((i: { email: string }) => i.email)).not.toContain(viewer.user.email);
+
     expect((await add(server, owner.auth, ws, { role: 'viewer' })).status).toBe(400);
     expect((await add(server, owner.auth, ws, { email: uniqueEmail(), user_id: viewer.user.id, role: 'viewer' })).status).toBe(400);
     expect((await add(server, owner.auth, ws, { email: uniqueEmail(), role: 'boss' })).status).toBe(400);
+    expect((await add(server, owner.auth, ws, { email: 'not an email', role: 'viewer' })).status).toBe(400);
 
-    expect((await api(server).post(`/invitations/${byId.body.invitation.id}/accept`).set(viewer.auth)).status).toBe(200);
+    const byEmail = await add(server, owner.auth, ws, { email: viewer.user.email, role: 'viewer' });
+    expect(byEmail.status).toBe(201);
+    expect(Object.keys(byEmail.body)).toEqual(['invitation']);
+    expect((await api(server).post(`/invitations/${byEmail.body.invitation.id}/accept`).set(viewer.auth)).status).toBe(200);
     const asViewer = await api(server).get(`/organizations/${ws}/members`).set(await switchTo(server, viewer.auth, ws));
     expect(asViewer.status).toBe(200);
     expect(asViewer.body.members.map((m: { user_id: string }) => m.user_id)).toEqual(expect.arrayContaining([owner.user.id, viewer.user.id]));
@@ -404,9 +412,9 @@ describe('organisations, members and invitations (contract §14)', () => {
     await setPlan(server, admin, wsId, 'agency');
     const m = await registerUser(server);
     const ids = { add: requestId('add'), accept: requestId('acc'), role: requestId('role'), fail: requestId('fail'), remove: requestId('rm') };
-    const invited = await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' }, ids.add);
+    const invited = await add(server, o.auth, wsId, { email: m.user.email, role: 'viewer' }, ids.add);
     expect(invited.status).toBe(201);
-    expect((await add(server, o.auth, wsId, { user_id: m.user.id, role: 'viewer' }, ids.fail)).status).toBe(409);
+    expect((await add(server, o.auth, wsId, { email: m.user.email, role: 'viewer' }, ids.fail)).status).toBe(409);
     const accept = api(server).post(`/invitations/${invited.body.invitation.id}/accept`).set(m.auth).set('X-Request-Id', ids.accept);
     expect((await accept).status).toBe(200);
     const demote = api(server).put(`/organizations/${wsId}/members/${o.user.id}`).set(o.auth).set('X-Request-Id', ids.fail).send({ role: 'viewer' });

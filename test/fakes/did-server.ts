@@ -15,7 +15,8 @@ import { readBody } from './read-body.js';
  * talks end that way instead, with `{kind, description}`. `hang`: talks stay `started`.
  * `http_error`: the next `times` requests (only those whose path contains `path`, when given)
  * are answered `status`, with Retry-After when given. `bad_result`: the result file is not a video.
- * `oversized`: the result file is `bytes` long, streamed without a length.
+ * `result`: the result file is `bytes`, served as `video/mp4`. `oversized`: the result file is
+ * `bytes` long, streamed without a length.
  */
 export type DidFakeMode =
   | { kind: 'ok' }
@@ -24,6 +25,7 @@ export type DidFakeMode =
   | { kind: 'hang' }
   | { kind: 'http_error'; status: number; times: number; retryAfter?: number; path?: string }
   | { kind: 'bad_result' }
+  | { kind: 'result'; bytes: Buffer }
   | { kind: 'oversized'; bytes: number };
 
 export interface FakeDidRequest {
@@ -221,7 +223,7 @@ class DidFake {
     if (!id || this.talks.get(id)?.status !== 'done') return problem(res, 404, 'NotFoundError', 'no such result');
     const mode = this.mode;
     if (mode.kind === 'oversized') return streamFiller(res, mode.bytes);
-    const body = mode.kind === 'bad_result' ? Buffer.from('<html>not a video</html>') : this.resultVideo;
+    const body = mode.kind === 'bad_result' ? Buffer.from('<html>not a video</html>') : mode.kind === 'result' ? mode.bytes : this.resultVideo;
     res.writeHead(200, { 'Content-Type': mode.kind === 'bad_result' ? 'text/html' : 'video/mp4', 'Content-Length': String(body.length) });
     res.end(body);
   }

@@ -19,6 +19,18 @@ function run(...args: string[]): void {
 const built = () => existsSync(join(project, 'dist/src/app.js'));
 const forgetOutput = () => rmSync(join(project, 'dist/src/app.js'));
 
+/** Every input dated a minute ago, built, output removed: from here only a newer input compiles. */
+function settle(): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const path of ['src', 'src/app.ts', 'src/extra.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']) {
+    if (existsSync(join(project, path))) utimesSync(join(project, path), past, past);
+  }
+  run('--force');
+  forgetOutput();
+  run();
+  expect(built()).toBe(false);
+}
+
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'build-if-stale-'));
   mkdirSync(join(project, 'scripts'));
@@ -27,6 +39,7 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'));
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.', module: 'nodenext', target: 'ES2023', lib: ['ES5'], types: [], skipLibCheck: true } }));
   writeFileSync(join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src'] }));
+  writeFileSync(join(project, 'package.json'), '{"private":true}');
   writeFileSync(join(project, 'package-lock.json'), '{}');
   writeFileSync(join(project, 'src/app.ts'), 'export const answer: number = 42;\n');
 });
@@ -57,6 +70,14 @@ describe('build-if-stale', () => {
     const later = new Date(Date.now() + 10_000);
     writeFileSync(join(project, 'src/extra.ts'), 'export const more = 1;\n');
     utimesSync(join(project, 'src/extra.ts'), later, later);
+    run();
+    expect(built()).toBe(true);
+  });
+
+  it.each(['package.json', 'package-lock.json'])('compiles again when %s changed (dependencies, module settings)', (file) => {
+    settle();
+    const later = new Date(Date.now() + 20_000);
+    utimesSync(join(project, file), later, later);
     run();
     expect(built()).toBe(true);
   });

@@ -106,6 +106,19 @@ export function untrustedAudioInput(type: AudioType, path: string): string[] {
   return untrustedInput(AUDIO_DEMUXERS[type.ext], path);
 }
 
+/** ffmpeg's demuxer for each sniffed video type (MP4 and QuickTime share the `mov` demuxer). */
+const VIDEO_DEMUXERS = { 'video/mp4': 'mov', 'video/quicktime': 'mov', 'video/webm': 'matroska' } as const;
+export type UntrustedVideoType = keyof typeof VIDEO_DEMUXERS;
+
+/**
+ * `untrustedInput` for video whose type was sniffed from its leading bytes: bytes that only start
+ * like an MP4 are refused by the `mov` demuxer instead of being handed to whichever demuxer
+ * ffmpeg's probing likes best for the rest.
+ */
+export function untrustedVideoInput(type: UntrustedVideoType, path: string): string[] {
+  return untrustedInput(VIDEO_DEMUXERS[type], path);
+}
+
 export interface RunOptions {
   /** Written to stdin: one buffer, or chunks (raw frames) written as fast as the tool reads them. */
   input?: Buffer | AsyncIterable<Buffer>;

@@ -8,6 +8,8 @@ export {
   configureMediaTools,
   untrustedInput,
   untrustedAudioInput,
+  untrustedVideoInput,
+  type UntrustedVideoType,
   runFfmpeg,
   probeMedia,
   withTempDir,

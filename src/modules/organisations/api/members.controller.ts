@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AppError, pageOf, pageRequest, type Caller } from '../../../core/index.js';
+import { pageOf, pageRequest, type Caller } from '../../../core/index.js';
 import { CurrentCaller, MinRole, Product } from '../../../platform/auth/index.js';
 import { ApiErrors, IdParam, PageQueryDto } from '../../../platform/http/index.js';
 import { MembersService } from '../application/members.service.js';
@@ -36,16 +36,13 @@ export class MembersController {
   @Post('organizations/:id/members')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
-    summary: 'Invite an email (or a user by id) to join; they accept or decline. The token is shown once. Owner.',
+    summary: 'Invite an email to join; they accept or decline. The token is shown once. Owner.',
     description: 'The answer is the same whether or not the email has an account: nobody joins without accepting.',
   })
   @ApiCreatedResponse({ type: InvitedBody })
   @ApiErrors('member_limit_reached', 'member_exists')
   async add(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Body() dto: AddMemberDto): Promise<InvitedBody> {
-    if (dto.email !== undefined && dto.user_id !== undefined) {
-      throw new AppError('validation_failed', 'Give email or user_id, not both.', [{ field: 'user_id', message: 'give email or user_id, not both' }]);
-    }
-    const issued = await this.members.invite(id, caller.userId, { email: dto.email, userId: dto.user_id }, dto.role);
+    const issued = await this.members.invite(id, caller.userId, dto.email, dto.role);
     return { invitation: { ...invitationBody(issued.invitation), token: issued.token } };
   }
 

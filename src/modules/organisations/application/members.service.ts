@@ -56,14 +56,13 @@ export class MembersService {
   }
 
   /**
-   * Nobody joins without consent: an email (or a user id, standing for that user's email) always
-   * gets an invitation the invitee must accept. Whether the email has an account changes nothing
-   * in the answer, nor in the work done for it.
+   * Nobody joins without consent: an email always gets an invitation the invitee must accept.
+   * Whether the email has an account changes nothing in the answer, nor in the work done for it
+   * (which is why there is no inviting by user id: an unknown id has no email to invite).
    */
-  async invite(workspaceId: string, actorId: string, who: { email?: string; userId?: string }, role: WorkspaceRole): Promise<IssuedInvitation> {
+  async invite(workspaceId: string, actorId: string, email: string, role: WorkspaceRole): Promise<IssuedInvitation> {
     return inTransaction(this.ds, async (tx) => {
       const org = await this.lockAsManager(tx, workspaceId, actorId);
-      const email = who.userId ? await this.emailOfUser(tx, who.userId) : who.email!;
       await this.assertNewcomer(tx, org, email);
       return this.issue(tx, org, actorId, email, role);
     });
@@ -122,13 +121,6 @@ export class MembersService {
     await this.repo.lockMemberships(tx, workspaceId);
     if (!roleAtLeast(org.role, MEMBER_MANAGER_ROLE)) throw insufficientRole(MEMBER_MANAGER_ROLE, org.role);
     return org;
-  }
-
-  /** A user named by id: they have an account, so inviting them by id reveals nothing new. */
-  private async emailOfUser(tx: Tx, userId: string): Promise<string> {
-    const person = await this.repo.findUser(userId, tx);
-    if (!person) throw AppError.notFound('User');
-    return person.email.toLowerCase();
   }
 
   /** Not a member yet, not invited yet, and a seat free (members and pending invitations count). */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../core/index.js';
 import { Present, QueryInt, Trim } from '../../../../platform/http/index.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../audit/index.js';
@@ -53,19 +53,16 @@ export class UpdateOrganisationDto {
 }
 
 export class AddMemberDto {
-  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Who to invite (they must accept). Give email or user_id.' })
-  @ValidateIf((o: AddMemberDto) => o.user_id === undefined || o.email !== undefined)
+  /**
+   * An email only: a user id would tell the inviter whether that id is an account (an unknown one
+   * could not stand for any email) and whose email it is. Inviting answers the same for every email.
+   */
+  @ApiProperty({ example: 'ada@example.com', description: 'Who to invite (they must accept). The answer is the same whether or not the email has an account.' })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
   @IsString()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
-  email?: string;
-
-  @ApiPropertyOptional({ example: 'user_01J0000000000000000000000', description: "A user to invite by their account's email (instead of email)." })
-  @ValidateIf((o: AddMemberDto) => o.email === undefined || o.user_id !== undefined)
-  @IsString()
-  @Matches(new RegExp(`^user_${ULID}$`), { message: 'user_id must be a user id (user_…)' })
-  user_id?: string;
+  email!: string;
 
   @ApiProperty({ enum: WORKSPACE_ROLES })
   @IsIn(WORKSPACE_ROLES)

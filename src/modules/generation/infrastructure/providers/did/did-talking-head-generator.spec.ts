@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { startFakeDid, type FakeDid } from '../../../../../../test/fakes/did-server.js';
+import { AppError } from '../../../../../core/index.js';
+import { runFfmpeg } from '../../../../../platform/media/index.js';
 import type { TalkingHeadRequest } from '../../../application/ports/index.js';
 import { rejection, sampleJpeg } from '../spec-fixtures.js';
 import { DidClient } from './did-client.js';
@@ -79,6 +81,21 @@ describe('DidTalkingHeadGenerator', () => {
     fake.setMode({ kind: 'bad_result' });
     const err = await rejection(generator().render(await request()));
     expect(err.details).toMatchObject({ provider: 'd-id', reason: 'bad_response', talk_id: expect.stringMatching(/^tlk_/) });
+  });
+
+  it('refuses a result that only starts like an MP4 (an ftyp box in front of an MPEG-TS stream): ffmpeg is not left to guess the container', async () => {
+    // Sniffed as MP4 by its `ftyp` box; left to probe, ffmpeg decodes the MPEG-TS stream behind it.
+    const ts = (await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=32x32:d=2', '-c:v', 'mpeg1video', '-f', 'mpegts', 'pipe:1'])).stdout;
+    const disguised = Buffer.concat([Buffer.from([0, 0, 0, 12]), Buffer.from('ftypjp2 ', 'latin1'), ts]);
+    fake.setMode({ kind: 'result', bytes: disguised });
+    const outcome = await generator()
+      .render(await request())
+      .then(
+        (r) => `decoded a ${r.thumbnail?.width}x${r.thumbnail?.height} first frame from another container`,
+        (err: unknown) => err,
+      );
+    expect(outcome).toBeInstanceOf(AppError);
+    expect((outcome as AppError).details).toMatchObject({ provider: 'd-id', reason: 'bad_response', talk_id: expect.stringMatching(/^tlk_/) });
   });
 
   it('passes D-ID’s failure on: talk_failed', async () => {

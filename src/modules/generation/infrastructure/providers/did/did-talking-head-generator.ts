@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { isMediaToolError, runFfmpeg, withTempDir } from '../../../../../platform/media/ffmpeg.js';
+import { isMediaToolError, runFfmpeg, untrustedVideoInput, withTempDir } from '../../../../../platform/media/ffmpeg.js';
 import { loadSharp } from '../../../../../platform/media/sharp.js';
 import {
   TalkingHeadGenerator,
@@ -84,13 +84,18 @@ export function talkPercent(talk: Talk, pollsInStatus: number): number {
   return 90;
 }
 
-/** The first frame of the video as a JPEG (which also proves it decodes); undefined when ffmpeg cannot run here. */
+/**
+ * The first frame of the video as a JPEG (which also proves it decodes); undefined when ffmpeg cannot
+ * run here. The bytes come from outside: render sniffed them as MP4 and they are opened with that
+ * demuxer and the file and pipe protocols only, never by ffmpeg's own guess.
+ */
 async function firstFrame(video: Buffer, talk: Talk, signal?: AbortSignal): Promise<GeneratedMedia | undefined> {
   try {
     const jpeg = await withTempDir(async (dir) => {
       const path = join(dir, 'talk.mp4');
       await writeFile(path, video);
-      return (await runFfmpeg(['-i', path, '-frames:v', '1', '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'], { signal, timeoutMs: 30_000 })).stdout;
+      const args = [...untrustedVideoInput('video/mp4', path), '-frames:v', '1', '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'];
+      return (await runFfmpeg(args, { signal, timeoutMs: 30_000 })).stdout;
     });
     const meta = await (await loadSharp())(jpeg).metadata();
     return { bytes: jpeg, contentType: 'image/jpeg', width: meta.width, height: meta.height };
