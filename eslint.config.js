@@ -26,7 +26,7 @@ export default tseslint.config(
   },
   {
     // Plain JS outside the TypeScript project: linted, but with no type information to lint with.
-    files: ['.dependency-cruiser.js', 'scripts/**/*.mjs'],
+    files: ['.dependency-cruiser.js', 'scripts/**/*.mjs', 'test/support/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     extends: [tseslint.configs.disableTypeChecked],
   },

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * End-to-end tests: each file starts real server processes (dist/) and talks HTTP and WebSocket.
+ * The schema is migrated once per run into a template each file's database copies (globalSetup).
  * The embedded pass (E2E_MODE=embedded) leaves out the files marked `@e2e services-only`: they make
  * their own PostgreSQL + Redis backing whatever the mode, so the services pass already ran them.
  */
@@ -18,6 +19,8 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.jest.json' }] },
+  globalSetup: '<rootDir>/test/support/e2e-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/e2e-teardown.mjs',
   testTimeout: 60000,
   maxWorkers: 2,
 };

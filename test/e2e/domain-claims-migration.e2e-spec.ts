@@ -23,7 +23,7 @@ describe('custom domain claims migration over data of the previous release', () 
   ];
 
   beforeAll(async () => {
-    backing = await createBacking({ services: true });
+    backing = await createBacking({ services: true, fresh: true });
     const upTo = MIGRATIONS.findIndex((m) => m.name === PREVIOUS_LAST);
     expect(upTo).toBeGreaterThan(0);
     const ds = new DataSource({ type: 'postgres', url: backing.env.DATABASE_URL, migrations: MIGRATIONS.slice(0, upTo + 1), migrationsTransactionMode: 'each' });

@@ -87,7 +87,7 @@ describe('teams migration over data of the previous release', () => {
   const accounts = [alice, bob, carol];
 
   beforeAll(async () => {
-    backing = await createBacking({ services: true });
+    backing = await createBacking({ services: true, fresh: true });
     await migrateToPrevious(backing.env.DATABASE_URL);
     const db = new pg.Client({ connectionString: backing.env.DATABASE_URL });
     await db.connect();

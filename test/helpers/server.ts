@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -38,10 +38,14 @@ function uniqueName(): string {
 /**
  * A fresh, private backing store for one test file. `services`: a new database on the local
  * PostgreSQL and a private Redis prefix. `embedded`: a new data directory (PGlite, no Redis).
+ * Both start as a copy of the run's migrated template (test/support/e2e-templates.mjs) when there is
+ * one; `fresh: true` gives an empty database instead (a test that migrates it itself).
  */
-export async function createBacking(opts: { services?: boolean } = {}): Promise<Backing> {
+export async function createBacking(opts: { services?: boolean; fresh?: boolean } = {}): Promise<Backing> {
   const name = uniqueName();
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const pgTemplate = opts.fresh ? undefined : process.env.E2E_PG_TEMPLATE;
+  const embeddedTemplate = opts.fresh ? undefined : process.env.E2E_EMBEDDED_TEMPLATE;
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     JWT_SECRET: `jwt-secret-${name}-0123456789abcdef0123456789`,
@@ -52,11 +56,12 @@ export async function createBacking(opts: { services?: boolean } = {}): Promise<
   };
   const services = opts.services ?? E2E_MODE === 'services';
   if (!services) {
+    if (embeddedTemplate) cpSync(join(embeddedTemplate, 'pglite'), join(dataDir, 'pglite'), { recursive: true });
     return { env, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(pgTemplate ? `CREATE DATABASE ${name} TEMPLATE ${pgTemplate}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const dbUrl = new URL(PG_ADMIN_URL);
   dbUrl.pathname = `/${name}`;

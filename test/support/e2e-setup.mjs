@@ -1,0 +1,3 @@
+import { setup } from './e2e-templates.mjs';
+
+export default setup;
