@@ -171,10 +171,11 @@ export async function startWorker(backing: Backing, extraEnv: Record<string, str
 /** Polls `check` until it answers a truthy value or the time runs out. */
 export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  // Looks again soon at first (most conditions hold within a few tens of ms), then every 50 ms.
+  for (let pause = 10; ; pause = Math.min(50, pause * 1.5)) {
     const v = await check();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
