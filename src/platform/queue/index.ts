@@ -8,4 +8,4 @@ export { QUEUE_ROLE, consumesQueues } from './job-consumer.js';
 export { JobTransport, NO_DEADLINE, type CloseReport, type DroppedMessage } from './transport/job-transport.js';
 export * from './job-types.js';
 export { bullQueueOf } from './transport/bull-transport.js';
-export { createClaimedJobs, PeriodicPass } from './periodic-jobs.js';
+export { createClaimedJobs, PeriodicPass, PeriodicPasses, type PeriodicPassSpec } from './periodic-jobs.js';

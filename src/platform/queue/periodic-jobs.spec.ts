@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { PeriodicPass } from './periodic-jobs.js';
+import type { AppConfig } from '../../config/index.js';
+import type { ProcessRole } from '../../core/index.js';
+import type { ProcessLifecycle } from '../lifecycle/index.js';
+import { PeriodicPass, PeriodicPasses } from './periodic-jobs.js';
 
 /** A pass the test ends when it likes. */
 function controlledPass() {
@@ -38,5 +41,51 @@ describe('PeriodicPass', () => {
     expect(await running).toBe(2);
     expect(await t.pass.run()).toBe(0);
     expect(t.calls()).toBe(1);
+  });
+});
+
+describe('PeriodicPasses', () => {
+  /** A registry for `role`; `onStop` collects what the process would run at its stop. */
+  function registry(role: ProcessRole, runJobsInApi = false) {
+    const stops: Array<() => Promise<unknown>> = [];
+    const lifecycle = { onStop: (fn: () => Promise<unknown>) => stops.push(fn) } as unknown as ProcessLifecycle;
+    return { passes: new PeriodicPasses(role, { runJobsInApi } as AppConfig, lifecycle), stops };
+  }
+
+  it('refuses two passes of one name, as the boot must', () => {
+    const { passes } = registry('worker');
+    passes.register({ name: 'billing.allocations', everyMs: 1000, pass: async () => 0 });
+    expect(() => passes.register({ name: 'billing.allocations', everyMs: 5, pass: async () => 0 })).toThrow('two periodic passes are named "billing.allocations"');
+  });
+
+  it('starts every pass where queues are consumed: a first pass at boot, and a stop that waits for it', async () => {
+    const { passes, stops } = registry('worker');
+    let calls = 0;
+    passes.register({ name: 'a', everyMs: 60_000, pass: async () => ++calls });
+    passes.register({ name: 'b', everyMs: 60_000, pass: async () => ++calls });
+    passes.onApplicationBootstrap();
+    expect(calls).toBe(2);
+    expect(stops).toHaveLength(2);
+    await passes.beforeApplicationShutdown();
+  });
+
+  it('runs nothing on its own in an API that leaves jobs to the workers, but a pass still runs on demand', async () => {
+    const { passes, stops } = registry('api');
+    let calls = 0;
+    const pass = passes.register({ name: 'a', everyMs: 1, pass: async () => ++calls });
+    passes.onApplicationBootstrap();
+    expect(calls).toBe(0);
+    expect(stops).toHaveLength(0);
+    expect(await pass.run()).toBe(1);
+    await passes.beforeApplicationShutdown();
+  });
+
+  it('starts in an API that runs jobs itself', () => {
+    const { passes } = registry('api', true);
+    let calls = 0;
+    passes.register({ name: 'a', everyMs: 60_000, pass: async () => ++calls });
+    passes.onApplicationBootstrap();
+    expect(calls).toBe(1);
+    return passes.beforeApplicationShutdown();
   });
 });

@@ -1,7 +1,11 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/index.js';
+import type { ProcessRole } from '../../core/index.js';
 import { inTransaction, type Tx } from '../database/index.js';
-import type { ProcessLifecycle } from '../lifecycle/index.js';
+import { ProcessLifecycle } from '../lifecycle/index.js';
 import type { Jobs, JobRecord, NewJob } from './job.types.js';
+import { consumesQueues, QUEUE_ROLE } from './job-consumer.js';
 
 /**
  * The timer of a periodic scheduler: a pass at start and every `everyMs`, a pass still running
@@ -33,6 +37,46 @@ export class PeriodicPass {
     if (this.stopped) return Promise.resolve(0);
     this.running ??= this.pass(now).finally(() => (this.running = undefined));
     return this.running;
+  }
+}
+
+/** A periodic pass a context asks for: `pass` answers how many things it did. */
+export interface PeriodicPassSpec {
+  /** Unique: two passes of one name stop the boot. */
+  name: string;
+  everyMs: number;
+  pass(now: Date): Promise<number>;
+}
+
+/**
+ * The periodic passes of every context, run where queues are consumed (the workers, or the API when
+ * it runs jobs itself) and stopped with the process. A context registers its pass when it is built
+ * and keeps the answer to run a pass on demand (`run`: joined with one already running).
+ */
+@Injectable()
+export class PeriodicPasses implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly passes = new Map<string, { pass: PeriodicPass; everyMs: number }>();
+
+  constructor(
+    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
+    private readonly config: AppConfig,
+    private readonly lifecycle: ProcessLifecycle,
+  ) {}
+
+  register(spec: PeriodicPassSpec): PeriodicPass {
+    if (this.passes.has(spec.name)) throw new Error(`two periodic passes are named "${spec.name}"`);
+    const pass = new PeriodicPass((now) => spec.pass(now));
+    this.passes.set(spec.name, { pass, everyMs: spec.everyMs });
+    return pass;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!consumesQueues(this.role, this.config)) return;
+    for (const { pass, everyMs } of this.passes.values()) pass.start(everyMs, this.lifecycle);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.passes.values()].map(({ pass }) => pass.stop()));
   }
 }
 

@@ -13,6 +13,7 @@ import type { JobType } from './job-types.js';
 import { Jobs } from './job.types.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
+import { PeriodicPasses } from './periodic-jobs.js';
 import { QueueMetrics } from './queue-metrics.js';
 import { BullTransport } from './transport/bull-transport.js';
 import { InProcessTransport } from './transport/in-process-transport.js';
@@ -57,8 +58,9 @@ export class QueueModule {
         OwedFailureHookCounts,
         JobList,
         QueueMetrics,
+        PeriodicPasses,
       ],
-      exports: [Jobs, JobsService, QUEUE_ROLE],
+      exports: [Jobs, JobsService, QUEUE_ROLE, PeriodicPasses],
     };
   }
 }

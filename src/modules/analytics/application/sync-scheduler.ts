@@ -1,10 +1,8 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
-import type { ProcessRole } from '../../../core/index.js';
-import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
-import { consumesQueues, createClaimedJobs, Jobs, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { createClaimedJobs, Jobs, PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { nextDueAfterClaim } from '../domain/sync-schedule.js';
 import { SyncStateRepository } from '../infrastructure/sync-state.repository.js';
 import { SYNC_ANALYTICS_JOB } from './job-types.js';
@@ -19,26 +17,19 @@ const CLAIM_BATCH = 200;
  * processes tick, each connection gets one job per period, and a claim is never lost without its job.
  */
 @Injectable()
-export class SyncScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SyncScheduler {
   private readonly logger = new Logger('Analytics');
-  private readonly pass = new PeriodicPass((now) => this.schedule(now));
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
     private readonly source: MetricsSource,
     private readonly states: SyncStateRepository,
     private readonly jobs: Jobs,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.analytics.schedulerTickMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'analytics.sync', everyMs: config.analytics.schedulerTickMs, pass: (now) => this.schedule(now) });
   }
 
   /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */

@@ -1,8 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/index.js';
-import type { ProcessRole } from '../../../core/index.js';
-import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
-import { consumesQueues, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { PLAN_ALLOCATIONS } from '../domain/catalogue.js';
 import { AllocationsRepository } from '../infrastructure/allocations.repository.js';
 import { CreditAlerts } from './credit-alerts.js';
@@ -21,24 +19,17 @@ const ALERT_SWEEP = 200;
  * crash lost.
  */
 @Injectable()
-export class AllocationPass implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AllocationPass {
   private readonly logger = new Logger('Billing');
-  private readonly pass = new PeriodicPass((now) => this.sweep(now));
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     private readonly allocations: AllocationsRepository,
     private readonly alerts: CreditAlerts,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.billing.allocationPassMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'billing.allocations', everyMs: config.billing.allocationPassMs, pass: (now) => this.sweep(now) });
   }
 
   /** One pass (a pass running is joined); answers the periods granted. */

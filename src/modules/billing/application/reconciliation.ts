@@ -1,9 +1,7 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/index.js';
-import type { ProcessRole } from '../../../core/index.js';
-import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
 import { Metrics } from '../../../platform/metrics/index.js';
-import { consumesQueues, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { SubscriptionsRepository } from '../infrastructure/subscriptions.repository.js';
 import { BillingSync } from './billing-sync.js';
 
@@ -23,25 +21,18 @@ export interface ReconciliationReport {
  * grants of paid invoices. Drift found is logged per workspace and counted in the metrics.
  */
 @Injectable()
-export class BillingReconciliation implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class BillingReconciliation {
   private readonly logger = new Logger('Billing');
-  private readonly pass = new PeriodicPass(async () => (await this.reconcile()).drifted);
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly sync: BillingSync,
     private readonly metrics: Metrics,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.billing.reconcileEveryMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'billing.reconciliation', everyMs: config.billing.reconcileEveryMs, pass: async () => (await this.reconcile()).drifted });
   }
 
   async reconcile(): Promise<ReconciliationReport> {

@@ -1,8 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/index.js';
-import type { ProcessRole } from '../../../core/index.js';
-import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
-import { consumesQueues, PeriodicPass, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { SandboxGateway } from '../infrastructure/sandbox-gateway.js';
 import { BillingEventIntake } from './billing-event-intake.js';
 import { PaymentGateway } from './ports/payment-gateway.js';
@@ -14,24 +12,17 @@ import { PaymentGateway } from './ports/payment-gateway.js';
  * Stripe's webhooks would. With Stripe it does nothing.
  */
 @Injectable()
-export class SandboxRenewals implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SandboxRenewals {
   private readonly logger = new Logger('Billing');
-  private readonly pass = new PeriodicPass((now) => this.renew(now));
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     private readonly gateway: PaymentGateway,
     private readonly intake: BillingEventIntake,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.sandbox() && consumesQueues(this.role, this.config)) this.pass.start(this.config.billing.allocationPassMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'billing.sandbox-renewals', everyMs: config.billing.allocationPassMs, pass: (now) => this.renew(now) });
   }
 
   /** One pass (a pass running is joined); answers the events given to the intake. */

@@ -1,12 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../../config/index.js';
-import type { ProcessRole } from '../../../../core/index.js';
 import { inTransaction } from '../../../../platform/database/index.js';
 import { DataContributors } from '../../../../platform/data-rights/index.js';
-import { ProcessLifecycle } from '../../../../platform/lifecycle/index.js';
-import { consumesQueues, PeriodicPass, QUEUE_ROLE } from '../../../../platform/queue/index.js';
+import { PeriodicPass, PeriodicPasses } from '../../../../platform/queue/index.js';
 import { Storage } from '../../../../platform/storage/index.js';
 import { planAccountDeletion } from '../../domain/data-rights.js';
 import { DataRightsRepository } from '../../infrastructure/data-rights.repository.js';
@@ -24,26 +22,19 @@ const PURGE_LEASE_MS = 10 * 60 * 1000;
  * this deletes; the claim's lease stands in for the job's retries.
  */
 @Injectable()
-export class AccountPurge implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AccountPurge {
   private readonly logger = new Logger('DataRights');
-  private readonly pass = new PeriodicPass((now) => this.sweep(now));
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: DataRightsRepository,
     private readonly contributors: DataContributors,
     private readonly storage: Storage,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.dataRights.purgeTickMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'data-rights.purge', everyMs: config.dataRights.purgeTickMs, pass: (now) => this.sweep(now) });
   }
 
   /** One pass (a pass running is joined); answers the accounts purged. */

@@ -1,10 +1,8 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../../../config/index.js';
-import type { ProcessRole } from '../../../../../core/index.js';
-import { ProcessLifecycle } from '../../../../../platform/lifecycle/index.js';
-import { consumesQueues, createClaimedJobs, Jobs, PeriodicPass, QUEUE_ROLE } from '../../../../../platform/queue/index.js';
+import { createClaimedJobs, Jobs, PeriodicPass, PeriodicPasses } from '../../../../../platform/queue/index.js';
 import { DomainClaimsRepository } from '../../infrastructure/domain-claims.repository.js';
 import { VERIFY_CUSTOM_DOMAIN_JOB } from './job-types.js';
 
@@ -18,25 +16,18 @@ const CLAIM_BATCH = 200;
  * again when the lease ends.
  */
 @Injectable()
-export class DomainCheckScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DomainCheckScheduler {
   private readonly logger = new Logger('Branding');
-  private readonly pass = new PeriodicPass((now) => this.schedule(now));
+  private readonly pass: PeriodicPass;
 
   constructor(
-    @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
     private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
     private readonly claims: DomainClaimsRepository,
     private readonly jobs: Jobs,
-    private readonly lifecycle: ProcessLifecycle,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (consumesQueues(this.role, this.config)) this.pass.start(this.config.domains.schedulerTickMs, this.lifecycle);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.pass.stop();
+    passes: PeriodicPasses,
+  ) {
+    this.pass = passes.register({ name: 'branding.domain-checks', everyMs: config.domains.schedulerTickMs, pass: (now) => this.schedule(now) });
   }
 
   /** One pass; a pass still running is joined rather than doubled. Answers the jobs it created. */
