@@ -28,7 +28,7 @@ export class WebhooksController {
   @Post()
   @MinRole('admin')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Add an endpoint. The signing `secret` is shown in this answer only.' })
+  @ApiOperation({ summary: 'Add an endpoint. The signing `secret` is shown in this answer only.' })
   @ApiCreatedResponse({ type: WebhookEndpointCreatedBody })
   @ApiErrors('validation_failed', 'webhook_endpoint_limit_reached')
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateEndpointDto): Promise<WebhookEndpointCreatedBody> {
@@ -36,14 +36,14 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listWebhookEndpoints', summary: "The workspace's endpoints, newest first. Never their secrets." })
+  @ApiOperation({ summary: "The workspace's endpoints, newest first. Never their secrets." })
   @ApiOkResponse({ type: WebhookEndpointListBody })
   async list(@CurrentCaller() caller: Caller): Promise<WebhookEndpointListBody> {
     return { endpoints: (await this.webhooks.list(caller.workspaceId)).map(toEndpointBody) };
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'One endpoint. Never its secret.' })
+  @ApiOperation({ summary: 'One endpoint. Never its secret.' })
   @ApiOkResponse({ type: WebhookEndpointOneBody })
   @ApiErrors('not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string): Promise<WebhookEndpointOneBody> {
@@ -52,7 +52,7 @@ export class WebhooksController {
 
   @Patch(':id')
   @MinRole('admin')
-  @ApiOperation({ operationId: 'updateWebhookEndpoint', summary: 'Change the URL, description, event types, or turn the endpoint off or back on.' })
+  @ApiOperation({ summary: 'Change the URL, description, event types, or turn the endpoint off or back on.' })
   @ApiOkResponse({ type: WebhookEndpointOneBody })
   @ApiErrors('validation_failed', 'not_found')
   async update(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string, @Body() body: UpdateEndpointDto): Promise<WebhookEndpointOneBody> {
@@ -63,7 +63,7 @@ export class WebhooksController {
   @Delete(':id')
   @MinRole('admin')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Delete an endpoint, with its deliveries and their attempts.' })
+  @ApiOperation({ summary: 'Delete an endpoint, with its deliveries and their attempts.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('not_found')
   async remove(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string): Promise<void> {
@@ -74,7 +74,7 @@ export class WebhooksController {
   @MinRole('admin')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'A new signing secret (shown in this answer only); the previous one keeps signing beside it for 24 hours.' })
+  @ApiOperation({ summary: 'A new signing secret (shown in this answer only); the previous one keeps signing beside it for 24 hours.' })
   @ApiOkResponse({ type: WebhookEndpointCreatedBody })
   @ApiErrors('not_found')
   async rotate(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string): Promise<WebhookEndpointCreatedBody> {
@@ -84,7 +84,7 @@ export class WebhooksController {
   @Post(':id/test')
   @MinRole('admin')
   @HttpCode(202)
-  @ApiOperation({ operationId: 'sendWebhookTest', summary: 'Queue a `webhook.test` event to the endpoint; it is signed and retried like any other.' })
+  @ApiOperation({ summary: 'Queue a `webhook.test` event to the endpoint; it is signed and retried like any other.' })
   @ApiAcceptedResponse({ type: WebhookDeliveryOneBody })
   @ApiErrors('not_found', 'invalid_state_transition')
   async test(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string): Promise<WebhookDeliveryOneBody> {
@@ -92,7 +92,7 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first, with their last attempts; filter by status and event type." })
+  @ApiOperation({ summary: "The endpoint's deliveries, newest first, with their last attempts; filter by status and event type." })
   @ApiOkResponse({ type: WebhookDeliveryPageBody })
   @ApiErrors('validation_failed', 'not_found')
   async deliveries(@CurrentCaller() caller: Caller, @Param('id', ENDPOINT) id: string, @Query() query: DeliveriesQuery): Promise<WebhookDeliveryPageBody> {
@@ -103,7 +103,7 @@ export class WebhooksController {
   @Post(':id/deliveries/:deliveryId/retry')
   @MinRole('admin')
   @HttpCode(202)
-  @ApiOperation({ operationId: 'retryWebhookDelivery', summary: 'Send a delivered or failed delivery again now (same event id; the attempt count continues).' })
+  @ApiOperation({ summary: 'Send a delivered or failed delivery again now (same event id; the attempt count continues).' })
   @ApiAcceptedResponse({ type: WebhookDeliveryOneBody })
   @ApiErrors('not_found', 'invalid_state_transition')
   async retry(
