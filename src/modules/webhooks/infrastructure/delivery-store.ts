@@ -133,8 +133,9 @@ export class DeliveryStore {
   async finish(d: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome, work: (tx: Tx) => Promise<void>): Promise<boolean> {
     return inTransaction(this.ds, async (tx) => {
       await tx.query(
+        // Not when the delivery is gone meanwhile (its endpoint deleted).
         `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_excerpt, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+         SELECT $1::text, $2::int, $3::timestamptz, $4::int, $5::int, $6::text, $7::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) ON CONFLICT DO NOTHING`,
         [d.id, d.attempts, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.responseExcerpt, attempt.error],
       );
       const set =
