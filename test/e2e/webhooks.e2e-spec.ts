@@ -20,6 +20,7 @@ const ENV = {
   OUTBOX_POLL_MS: '100',
   AUTH_RATE_LIMIT_PER_MINUTE: '1000',
   RATE_LIMIT_MULTIPLIER: '10',
+  METRICS_TOKEN: 'e2e-metrics-token-0123456789',
 };
 
 /** Verifies a received delivery with the `standardwebhooks` package, as a receiver would. */
@@ -395,5 +396,16 @@ describe('outbound webhooks', () => {
     const busy = await api(server).post(`/webhooks/endpoints/${id}/deliveries/${slow.id}/retry`).set(owner.auth);
     expect([busy.status, busy.body.code]).toEqual([409, 'invalid_state_transition']);
     await deliveryOf(owner.auth, id, slow.id, 'delivered');
+  });
+
+  it('counts attempts by outcome in the metrics of the process that sends them', async () => {
+    const res = await api(server).get('/metrics').set({ Authorization: `Bearer ${ENV.METRICS_TOKEN}` });
+    expect(res.status).toBe(200);
+    const delivered = /^persona_webhook_deliveries_total\{outcome="delivered"\} (\d+)/m.exec(res.text);
+    expect(delivered).not.toBeNull();
+    expect(res.text).toMatch(/^persona_webhook_attempt_duration_seconds_count \d+/m);
+    // Embedded, the API sends (and has sent every delivery above); with services, a worker does and keeps its own counts.
+    if (E2E_MODE === 'embedded') expect(Number(delivered![1])).toBeGreaterThan(5);
+    else expect(Number(delivered![1])).toBe(0);
   });
 });
