@@ -72,6 +72,13 @@ describe('outbound webhooks', () => {
     }, 15_000, `delivery ${deliveryId} ${status}`);
   }
 
+  /** The audit actions recorded against an endpoint, oldest first. */
+  async function auditOf(user: Auth, workspaceId: string, endpointId: string): Promise<string[]> {
+    const res = await api(server).get(`/organizations/${workspaceId}/audit-log`).query({ limit: 200 }).set(user);
+    expect(res.status).toBe(200);
+    return (res.body.entries as Array<{ action: string; target_id: string }>).filter((e) => e.target_id === endpointId).map((e) => e.action).reverse();
+  }
+
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     backing = await createBacking();
@@ -120,6 +127,7 @@ describe('outbound webhooks', () => {
 
     expect((await api(server).delete(`/webhooks/endpoints/${endpoint.id}`).set(owner.auth)).status).toBe(204);
     expect((await api(server).get(`/webhooks/endpoints/${endpoint.id}`).set(owner.auth)).status).toBe(404);
+    expect(await auditOf(owner.auth, owner.workspace.id, endpoint.id)).toEqual(['webhook.endpoint_created', 'webhook.endpoint_updated', 'webhook.endpoint_updated', 'webhook.endpoint_deleted']);
     expect((await api(server).delete(`/webhooks/endpoints/${endpoint.id}`).set(owner.auth)).status).toBe(404);
   });
 
@@ -321,6 +329,7 @@ describe('outbound webhooks', () => {
     expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(verified(newSecret, got).type).toBe('webhook.test');
     expect(verified(oldSecret, got).type).toBe('webhook.test');
+    expect(await auditOf(owner.auth, owner.workspace.id, id)).toEqual(['webhook.endpoint_created', 'webhook.secret_rotated', 'webhook.test_sent']);
   });
 
   it('never follows a redirect: the attempt fails and the target is never called', async () => {
@@ -396,6 +405,7 @@ describe('outbound webhooks', () => {
     const busy = await api(server).post(`/webhooks/endpoints/${id}/deliveries/${slow.id}/retry`).set(owner.auth);
     expect([busy.status, busy.body.code]).toEqual([409, 'invalid_state_transition']);
     await deliveryOf(owner.auth, id, slow.id, 'delivered');
+    expect(await auditOf(owner.auth, owner.workspace.id, id)).toEqual(['webhook.endpoint_created', 'webhook.test_sent', 'webhook.delivery_retried', 'webhook.test_sent']);
   });
 
   it('counts attempts by outcome in the metrics of the process that sends them', async () => {
