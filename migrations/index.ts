@@ -26,6 +26,7 @@ import { TwoFactor1733440000000 } from './1733440000000-two-factor.js';
 import { SessionActivity1733450000000 } from './1733450000000-session-activity.js';
 import { DataRights1733460000000 } from './1733460000000-data-rights.js';
 import { Billing1733470000000 } from './1733470000000-billing.js';
+import { Webhooks1733490000000 } from './1733490000000-webhooks.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   SessionActivity1733450000000,
   DataRights1733460000000,
   Billing1733470000000,
+  Webhooks1733490000000,
 ];

@@ -36,6 +36,7 @@ import { NotificationsModule } from './modules/notifications/index.js';
 import { BrandingModule, OrganisationsModule } from './modules/organisations/index.js';
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
+import { WebhooksModule } from './modules/webhooks/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
@@ -77,6 +78,7 @@ export class AppModule {
         SelfHostedRoutingModule,
         BrandingModule,
         NotificationsModule,
+        WebhooksModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

@@ -8,6 +8,7 @@ import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
 import { BRANDING_ERRORS, ORGANISATIONS_ERRORS } from './modules/organisations/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
+import { WEBHOOKS_ERRORS } from './modules/webhooks/index.js';
 import { ACCESS_ERRORS } from './platform/auth/index.js';
 import { mergeErrorTables, type ErrorStatusMap } from './platform/http/index.js';
 import { IDEMPOTENCY_ERRORS } from './platform/idempotency/index.js';
@@ -30,6 +31,7 @@ const ERROR_TABLES = {
   publishing: PUBLISHING_ERRORS,
   talkingHead: TALKING_HEAD_ERRORS,
   branding: BRANDING_ERRORS,
+  webhooks: WEBHOOKS_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */

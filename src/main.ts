@@ -42,7 +42,13 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   // past 1 MiB: their signature headers are checked first, so only a plausible delivery is read.
   // Stripe signs with its own header; its events are small.
   app.use(`/${API_PREFIX}/webhooks/stripe`, webhookPrecheck(errors, { scheme: 'stripe' }), express.raw({ type: () => true, limit: '1mb' }));
-  app.use(`/${API_PREFIX}/webhooks`, webhookPrecheck(errors, { except: ['/stripe'] }), express.raw({ type: () => true, limit: '10mb' }));
+  // `/webhooks/endpoints` is not a provider's delivery: the outbound webhook routes take JSON like any other.
+  const outbound = (path: string) => path === '/endpoints' || path.startsWith('/endpoints/') || path.startsWith('/endpoints?');
+  app.use(
+    `/${API_PREFIX}/webhooks`,
+    webhookPrecheck(errors, { except: ['/stripe', '/endpoints'] }),
+    express.raw({ type: (req) => !outbound(req.url ?? ''), limit: '10mb' }),
+  );
   app.use(express.json({ limit: '1mb' }));
   app.use(jsonDepthGuard);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));

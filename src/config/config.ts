@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseBillingSettings, type BillingSettings } from '../modules/billing/billing.settings.js';
+import { parseWebhooksSettings, type WebhooksSettings } from '../modules/webhooks/webhooks.settings.js';
 import { parseNotificationsSettings, type NotificationsSettings } from '../modules/notifications/notifications.settings.js';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
@@ -603,6 +604,8 @@ export class AppConfig {
   readonly notifications: NotificationsSettings;
   /** Payments and allocations (the billing context's own settings). */
   readonly billing: BillingSettings;
+  /** Outbound webhooks (the webhooks context's own settings). */
+  readonly webhooks: WebhooksSettings;
   readonly dataRights: DataRightsSettings;
 
   constructor(env: Env = {}) {
@@ -792,6 +795,7 @@ export class AppConfig {
     try {
       this.notifications = parseNotificationsSettings(env);
       this.billing = parseBillingSettings(env);
+      this.webhooks = parseWebhooksSettings(env);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }

@@ -14,6 +14,8 @@ export const EVENT_READ_SCOPES: Readonly<Record<RealtimeEventType, readonly Scop
   'content.updated': ['content:read'],
   'post.updated': ['content:publish'],
   'credits.low': ['credits:read'],
+  // Webhook endpoints are managed with sessions only: no API key scope reads them.
+  'webhook.endpoint_disabled': [],
 };
 
 const ALL_EVENTS: ReadonlySet<RealtimeEventType> = new Set(REALTIME_EVENT_TYPES);

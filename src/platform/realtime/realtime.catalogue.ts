@@ -21,6 +21,7 @@ export const REALTIME_EVENTS = {
   'content.updated': { field: 'item', schema: 'ContentItemDoc', summary: 'A content item changed (status, media, caption, review), with its current job.' },
   'post.updated': { field: 'scheduled_post', schema: 'ScheduledPostBody', summary: 'A scheduled post changed (scheduled, rescheduled, publishing, published, failed, cancelled).' },
   'credits.low': { field: 'credits', schema: 'CreditsLowBody', summary: "The plan's credits of this period fell to 25 %, 10 % or 0 % (`credits.threshold`); once per threshold and period." },
+  'webhook.endpoint_disabled': { field: 'endpoint', schema: 'WebhookEndpointBody', summary: 'A webhook endpoint was disabled: its receiver answered 410 (`endpoint.disabled_reason` gone) or every attempt failed for 3 days (failing).' },
 } as const satisfies Record<string, RealtimeEventSpec>;
 
 export type RealtimeEventType = keyof typeof REALTIME_EVENTS;

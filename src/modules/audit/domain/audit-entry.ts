@@ -45,6 +45,13 @@ export const AUDIT_ACTIONS = [
   'auth.refresh_token_reused',
   'auth.mfa_enabled',
   'auth.mfa_disabled',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_deleted',
+  'webhook.secret_rotated',
+  'webhook.endpoint_disabled',
+  'webhook.test_sent',
+  'webhook.delivery_retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,0 +1,2 @@
+export { WebhooksModule } from './webhooks.module.js';
+export { WEBHOOKS_ERRORS } from './errors.js';

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import { AppConfig } from '../../../config/index.js';
+import { isOutboundError, requestPinned, vetHost, type HostResolver } from '../../../platform/outbound/index.js';
+import { WebhookSender, type SendResult } from '../application/ports/webhook-sender.js';
+import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-rules.js';
+
+/**
+ * Posts deliveries with the platform's pinned connections: the name is resolved and every address
+ * vetted as a user-supplied URL's at each attempt (OUTBOUND_ALLOW_HOSTS exempts the tests' loopback
+ * receivers), the socket goes to that vetted address (no second DNS answer can move it), a 3xx is
+ * an answer like any other (never followed), and at most 1 KiB of the answer is read.
+ */
+@Injectable()
+export class HttpWebhookSender extends WebhookSender {
+  /** Tests replace it to make names resolve where they want. */
+  resolver?: HostResolver;
+
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async send(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    const elapsed = () => Math.round(performance.now() - started);
+    let res: IncomingMessage | undefined;
+    try {
+      const target = new URL(url);
+      const address = await untilAborted(
+        vetHost(target, { policy: 'public', allowHosts: this.config.outboundAllowHosts, resolve: this.resolver, what: 'webhooks' }),
+        signal,
+      );
+      res = await requestPinned(target, address, signal, { method: 'POST', headers, body });
+      const status = res.statusCode ?? 0;
+      const excerpt = await readExcerpt(res);
+      const redirect = status >= 300 && status <= 399;
+      return {
+        status,
+        excerpt,
+        error: redirect ? `redirect not followed${typeof res.headers.location === 'string' ? ` (to ${res.headers.location.slice(0, 200)})` : ''}` : null,
+        durationMs: elapsed(),
+      };
+    } catch (err) {
+      res?.destroy();
+      const message = signal.aborted ? `timed out after ${timeoutMs} ms` : isOutboundError(err) ? err.message : describe(err);
+      return { status: null, excerpt: null, error: message.slice(0, 500), durationMs: elapsed() };
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  const cause = (err as { code?: string; cause?: { code?: string } } | undefined);
+  return cause?.code ?? cause?.cause?.code ?? (err instanceof Error ? err.message : String(err));
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The first KiB of the answer (NULs dropped, PostgreSQL text refuses them); the rest is never read. */
+async function readExcerpt(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of res) {
+      chunks.push(chunk as Buffer);
+      total += (chunk as Buffer).length;
+      if (total >= RESPONSE_EXCERPT_BYTES) break;
+    }
+  } catch {
+    // A broken answer body does not change what its status says.
+  } finally {
+    res.destroy();
+  }
+  // A character cut by the limit is left out whole, so the excerpt stays within the KiB.
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES)).replaceAll('\u0000', '');
+}
