@@ -1,3 +1,4 @@
+// @e2e services-only: an API and two workers sharing PostgreSQL + Redis.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, loginAdmin, registerUser, setPlan, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
