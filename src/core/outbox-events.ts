@@ -48,8 +48,8 @@ export interface OutboxEventPayloads {
   'voice.ready': { characterId: string };
   /** A user joined the workspace (the member resource). */
   'member.added': { userId: string; role: string };
-  /** A user left or was removed (the member as it was). */
-  'member.removed': { userId: string; role: string; email: string };
+  /** A user left or was removed (the member as it was: the resource is gone, so the payload keeps it). */
+  'member.removed': { userId: string; role: string; email: string; displayName: string; joinedAt: string };
 }
 
 /** The events a workspace can subscribe a webhook endpoint to, in the order the docs list them. */
