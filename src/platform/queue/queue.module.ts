@@ -5,6 +5,7 @@ import type { ProcessRole } from '../../core/index.js';
 import { AppConfig } from '../../config/index.js';
 import { HandlerLookup, JOB_TYPES, JobHandlerRegistry } from './handler-registry.js';
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
+import { JobEventBodies } from './job-event-bodies.js';
 import { JobEntity } from './job.entity.js';
 import { JobList } from './job-list.js';
 import { JobRunner } from './job-runner.js';
@@ -57,6 +58,7 @@ export class QueueModule {
         OwedFailureHookCounts,
         JobList,
         QueueMetrics,
+        JobEventBodies,
       ],
       exports: [Jobs, JobsService, QUEUE_ROLE],
     };
