@@ -55,6 +55,11 @@ export class MembersService {
     return { members, invitations };
   }
 
+  /** One member of the workspace as it is now, or null when they are not one (for the member events' bodies). */
+  member(workspaceId: string, userId: string): Promise<Member | null> {
+    return this.repo.findMember(workspaceId, userId);
+  }
+
   /**
    * Nobody joins without consent: an email (or a user id, standing for that user's email) always
    * gets an invitation the invitee must accept. Whether the email has an account changes nothing
