@@ -33,7 +33,7 @@ function setUp() {
   return { outcomes, recorded, tx, lora: () => ({ ...row }) };
 }
 
-const SUCCEEDED: TrainingState = { status: 'succeeded', weights: { weightsUrl: 'https://x/w.safetensors', version: 'v1', style: null } } as TrainingState;
+const SUCCEEDED: TrainingState = { status: 'succeeded', weights: { weightsUrl: 'https://x/w.safetensors', version: 'v1', style: null } };
 
 describe('TrainingOutcomes: lora.ready and lora.failed', () => {
   beforeAll(() => Logger.overrideLogger(false));

@@ -12,7 +12,7 @@ const post: ScheduledPost = {
   id: 'sch_1', workspaceId: WS, contentId: 'cnt_1', characterId: 'char_1', platform: 'photo_share', platformKey: 'instagram', status: 'published',
   scheduledAt: at, dueAt: at, nextAttemptAt: null, attempts: 1, claimId: null, claimedAt: null, callStartedAt: at, remoteHandle: null,
   publishedAt: at, remotePostId: 'ig_1', remoteUrl: 'https://instagram.test/p/ig_1', mediaUrls: ['https://media.test/a.png'], error: null, createdAt: at, updatedAt: at,
-} as ScheduledPost;
+};
 
 function setUp() {
   const bodies = new OutboxEventBodies();
