@@ -26,7 +26,7 @@ export interface OutboxEventPayloads {
   /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay. Mail goes to the owners. */
   'billing.payment_failed': { invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
 
-  // Facts customers receive as outbound webhooks (WEBHOOK_EVENT_TYPES). The payload names the
+  // Facts customers receive as outbound webhooks (WEBHOOK_EVENT_TYPES; docs/events.md). The payload names the
   // resource; its webhook body is the REST resource as it reads when the event is fanned out.
   /** A job reached `completed` (GET /jobs/{id}). */
   'job.completed': { jobId: string; jobType: string };
@@ -36,9 +36,9 @@ export interface OutboxEventPayloads {
   'content.ready': { contentId: string; characterId: string };
   /** A content item was approved (GET /content/{id}). */
   'content.approved': { contentId: string; characterId: string };
-  /** A scheduled post went out (GET /schedule/posts/{id}). */
+  /** A scheduled post went out (GET /schedule/{id}). */
   'post.published': { postId: string; platform: string };
-  /** A scheduled post failed for good (GET /schedule/posts/{id}). */
+  /** A scheduled post failed for good (GET /schedule/{id}). */
   'post.failed': { postId: string; platform: string };
   /** A character's LoRA finished training (its LoRA resource). */
   'lora.ready': { characterId: string };
@@ -48,8 +48,8 @@ export interface OutboxEventPayloads {
   'voice.ready': { characterId: string };
   /** A user joined the workspace (the member resource). */
   'member.added': { userId: string; role: string };
-  /** A user left or was removed (the member as it was). */
-  'member.removed': { userId: string; role: string; email: string };
+  /** A user left or was removed (the member as it was: the resource is gone, so the payload keeps it). */
+  'member.removed': { userId: string; role: string; email: string; displayName: string; joinedAt: string };
 }
 
 /** The events a workspace can subscribe a webhook endpoint to, in the order the docs list them. */

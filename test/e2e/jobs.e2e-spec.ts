@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { api, missingId, registerUser, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
+import { recordedEvents } from '../helpers/outbox.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
 import { describeOnServices, REDIS_URL } from '../helpers/env.js';
 import { createCharacter, startFaceEmbeddingJob } from '../fakes/queue-e2e-jobs.js';
@@ -70,6 +71,11 @@ describe('GET /jobs/{id} and job progress', () => {
     const foreign = await api(server).get(`/jobs/${job.id}`).set(bob.auth);
     expect(foreign.status).toBe(404);
     expect(foreign.body.code).toBe('not_found');
+
+    // Its end is one customer event, recorded with it (docs/events.md).
+    expect(await recordedEvents(backing, 'jobId', job.id)).toEqual([
+      { type: 'job.completed', workspace_id: alice.workspace.id, payload: { jobId: job.id, jobType: 'recompute_face_embedding' } },
+    ]);
   });
 });
 

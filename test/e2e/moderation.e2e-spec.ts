@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
 import { E2E_MODE } from '../helpers/env.js';
+import { recordedEvents } from '../helpers/outbox.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket } from '../helpers/socket.js';
 import { startFakeReplicate, type FakeReplicate } from '../fakes/replicate-server.js';
@@ -143,6 +144,8 @@ describe('moderation', () => {
     const approved = await ready();
     expect((await act(approved, 'approve')).status).toBe(200);
     await expectRefusals(approved, 'approved');
+    // A refused approval (already approved) records no second event.
+    expect((await recordedEvents(backing, 'contentId', approved.id)).map((e) => e.type)).toEqual(['content.ready', 'content.approved']);
     const rejected = await ready();
     expect((await act(rejected, 'reject')).status).toBe(200);
     await expectRefusals(rejected, 'rejected');
@@ -169,6 +172,10 @@ describe('moderation', () => {
       await socket.waitFor((m) => m.type === 'content.updated' && m.item.id === item.id && m.item.status === 'rejected' && m.item.rejection_reason === null);
       const seen = socket.messages.filter((m) => m.type === 'content.updated' && m.item.id === item.id).map((m) => m.item.status as string);
       expect(seen).toEqual(['queued', 'generating', 'ready', 'approved', 'rejected', 'approved', 'rejected']);
+      // Ready once, approved at each approval: the customer events recorded with the changes (docs/events.md).
+      const events = await recordedEvents(backing, 'contentId', item.id);
+      expect(events.map((e) => e.type)).toEqual(['content.ready', 'content.approved', 'content.approved']);
+      expect(events[0]).toEqual({ type: 'content.ready', workspace_id: user.workspace.id, payload: { contentId: item.id, characterId: item.character_id } });
     } finally {
       socket.close();
     }
@@ -234,6 +241,8 @@ describe('moderation', () => {
       await socket.waitFor((m) => m.type === 'content.updated' && m.item.id === item.id && m.item.status === 'approved');
       const seen = socket.messages.filter((m) => m.type === 'content.updated' && m.item.id === item.id).map((m) => m.item.status as string);
       expect(seen).toEqual(['queued', 'generating', 'approved']);
+      // Autopilot skips review: approved, never ready.
+      expect((await recordedEvents(backing, 'contentId', item.id)).map((e) => e.type)).toEqual(['content.approved']);
     } finally {
       socket.close();
     }

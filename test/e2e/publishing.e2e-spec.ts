@@ -774,6 +774,24 @@ describe('publishing (sandbox mode)', () => {
       const res = await api(server).patch(`/schedule/${third.id}`).set(alice.auth).send({ scheduled_at: at(400) });
       expect([res.status, res.body.code, res.body.details]).toEqual([409, 'invalid_state_transition', { from: 'published', action: 'reschedule' }]);
     });
+
+    it("GET /schedule/{id} answers a post in any status as the lists show it; 404 for another workspace's, unknown or malformed ids", async () => {
+      const pending = (await listPosts(alice, `character_id=${lister}`)).scheduled_posts as Item[];
+      const finished = (await listPosts(alice, `character_id=${lister}`, '/schedule/history')).scheduled_posts as Item[];
+      const listed = [...pending, ...finished];
+      expect(listed.map((p) => p.status).sort()).toEqual(['cancelled', 'cancelled', 'pending', 'published']);
+      for (const post of listed) {
+        const res = await api(server).get(`/schedule/${post.id}`).set(alice.auth);
+        expect([res.status, res.body]).toEqual([200, { scheduled_post: post }]);
+      }
+      const foreign = await api(server).get(`/schedule/${listed[0].id}`).set(bob.auth);
+      expect([foreign.status, foreign.body.code]).toEqual([404, 'not_found']);
+      for (const id of [missingId('sch'), missingId('cnt'), 'sch_1', 'nope']) {
+        const res = await api(server).get(`/schedule/${id}`).set(alice.auth);
+        expect([id, res.status, res.body.code]).toEqual([id, 404, 'not_found']);
+      }
+      expect((await api(server).get(`/schedule/${listed[0].id}`)).status).toBe(401);
+    });
   });
 
   describe('POST /schedule/{id}/publish-now', () => {

@@ -6,6 +6,7 @@ import { AdminBillingController } from './api/admin-billing.controller.js';
 import { BillingPublicController } from './api/billing-public.controller.js';
 import { BillingSandboxController } from './api/billing-sandbox.controller.js';
 import { BillingController } from './api/billing.controller.js';
+import { CreditEventBodies } from './api/credit-event-bodies.js';
 import { StripeWebhooksController } from './api/stripe-webhooks.controller.js';
 import { AllocationPass } from './application/allocation-pass.js';
 import { BillingEventIntake } from './application/billing-event-intake.js';
@@ -49,6 +50,7 @@ import { SubscriptionsRepository } from './infrastructure/subscriptions.reposito
     AllocationPass,
     BillingReconciliation,
     SandboxRenewals,
+    CreditEventBodies,
     {
       provide: PaymentGateway,
       inject: [AppConfig, getDataSourceToken(), BillingEventIntake],

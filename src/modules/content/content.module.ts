@@ -17,6 +17,7 @@ import { ContentGenerationService } from './application/content-generation.servi
 import { ContentQueryService } from './application/content-query.service.js';
 import { ContentEvents, ContentViews } from './application/content-views.js';
 import { ContentEventsPublisher } from './api/content-events.publisher.js';
+import { ContentEventBodies } from './api/content-event-bodies.js';
 import { ContentFacade } from './application/content.facade.js';
 import { GenerationOrders } from './application/generation-orders.js';
 import { GenerationSteps } from './application/jobs/generation-steps.js';
@@ -63,6 +64,7 @@ import { ContentDataContributor } from './infrastructure/content-data.contributo
     ImageGenerationJob,
     VideoGenerationJob,
     WeekPlanJob,
+    ContentEventBodies,
   ],
   exports: [ContentFacade],
 })

@@ -6,6 +6,7 @@ import { LoraController } from './api/lora.controller.js';
 import { TrainingWebhooksController } from './api/training-webhooks.controller.js';
 import { LoraFacade } from './application/lora.facade.js';
 import { LoraFiles } from './application/lora-files.js';
+import { LoraEventBodies } from './api/lora-event-bodies.js';
 import { LoraService } from './application/lora.service.js';
 import { LoraTrainer } from './application/ports/lora-trainer.js';
 import { TrainingWebhooks } from './application/ports/training-webhooks.js';
@@ -54,6 +55,7 @@ export function trainingWebhooksFor(config: AppConfig): TrainingWebhooks {
     TrainLoraJob,
     LoraFiles,
     LoraFacade,
+    LoraEventBodies,
     { provide: LoraTrainer, inject: [AppConfig], useFactory: loraTrainerFor },
     { provide: TrainingWebhooks, inject: [AppConfig], useFactory: trainingWebhooksFor },
   ],

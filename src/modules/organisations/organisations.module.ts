@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/index.js';
 import { InvitationsController } from './api/invitations.controller.js';
+import { MemberEventBodies } from './api/member-event-bodies.js';
 import { MembersController } from './api/members.controller.js';
 import { OrganisationsController } from './api/organisations.controller.js';
 import { InvitationsService } from './application/invitations.service.js';
@@ -15,7 +16,7 @@ import { OrganisationsDataContributor } from './infrastructure/organisations-dat
 @Module({
   imports: [BillingModule],
   controllers: [OrganisationsController, MembersController, InvitationsController],
-  providers: [OrganisationsDataContributor, OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade],
+  providers: [OrganisationsDataContributor, OrganisationsRepository, OrganisationAccess, OrganisationsService, MembersService, InvitationsService, OrganisationsFacade, MemberEventBodies],
   exports: [OrganisationsFacade],
 })
 export class OrganisationsModule {}

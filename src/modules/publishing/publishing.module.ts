@@ -10,6 +10,7 @@ import { CharactersModule } from '../characters/index.js';
 import { ContentFacade, ContentModule } from '../content/index.js';
 import { ContentScheduleController } from './api/content-schedule.controller.js';
 import { IntegrationsController } from './api/integrations.controller.js';
+import { PostEventBodies } from './api/post-event-bodies.js';
 import { ScheduleController } from './api/schedule.controller.js';
 import { ConnectionsService } from './application/connections.service.js';
 import { Dispatcher, PUBLISH_QUEUE } from './application/dispatcher.js';
@@ -39,7 +40,7 @@ import { PublishingDataContributor } from './infrastructure/publishing-data.cont
   controllers: [IntegrationsController, ScheduleController, ContentScheduleController],
   providers: [PublishingDataContributor,
     TokenCipher, ConnectionsRepository, OAuthStatesRepository, ScheduledPostsRepository, PublishQueueScan,
-    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade, PostingHistories,
+    PlatformClients, TokenKeeper, PostEvents, Publisher, ConnectionsService, ScheduleService, PublishNowService, Dispatcher, PublishingFacade, PostingHistories, PostEventBodies,
     // Metric reads' quota reserve: counted in Redis when configured, so every worker spends one budget.
     {
       provide: MetricsBudget,

@@ -4,6 +4,7 @@ import { BillingModule } from '../billing/index.js';
 import { CharactersModule } from '../characters/index.js';
 import { GenerationModule } from '../generation/index.js';
 import { VoiceController } from './api/voice.controller.js';
+import { VoiceEventBodies } from './api/voice-event-bodies.js';
 import { CloneRetirement } from './application/clone-retirement.js';
 import { SampleIntake } from './application/sample-intake.js';
 import { SpeechService } from './application/speech.service.js';
@@ -19,7 +20,7 @@ import { VoiceDataContributor } from './infrastructure/voice-data.contributor.js
 @Module({
   imports: [OutboundModule, BillingModule, CharactersModule, GenerationModule],
   controllers: [VoiceController],
-  providers: [VoiceDataContributor, VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade, CloneRetirement],
+  providers: [VoiceDataContributor, VoiceRepository, VoiceService, SpeechService, SampleIntake, VoiceSettingsResolver, VoiceJobs, VoiceFiles, VoiceFacade, CloneRetirement, VoiceEventBodies],
   exports: [VoiceFacade],
 })
 export class VoiceModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { OutboxEvent, OutboxEventType } from '../../core/index.js';
+import { AppError, type OutboxEvent, type OutboxEventType } from '../../core/index.js';
 
 /** A wire body, as a REST route answers it (snake_case JSON). */
 export type EventBody = Record<string, unknown>;
@@ -38,5 +38,19 @@ export class OutboxEventBodies {
   async render(event: OutboxEvent): Promise<EventBody | null> {
     const renderer = this.byType.get(event.type);
     return renderer ? renderer.render(event) : null;
+  }
+}
+
+/**
+ * What a read answers, or null when it refuses with 404 `not_found` (the resource was deleted, or
+ * is not the event's workspace's): a renderer's "gone". Any other error is thrown, so the delivery
+ * is tried again rather than sent without its body.
+ */
+export async function unlessGone<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') return null;
+    throw err;
   }
 }

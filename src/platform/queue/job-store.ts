@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import type { NewOutboxEvent } from '../../core/index.js';
 import { jsonParam, SqlParams, type Tx } from '../database/index.js';
 import type { OpenJobCount, OpenJobStatus, OwedFailureHooks } from '../metrics/metrics.js';
+// The class itself, not the outbox's index: that one reaches the dispatcher, which imports this queue.
+import { Outbox } from '../outbox/outbox.js';
 import type { JobType } from './job-types.js';
 import type { JobFailure, JobFailureHookFn, JobRecord, JobSettlement, JobStatus } from './job.types.js';
 
@@ -104,12 +107,25 @@ export function jobInsertSql(p: SqlParams, job: JobRecord): string {
       jsonParam(job.result), jsonParam(job.error), job.attempts, job.createdAt, job.startedAt, job.finishedAt])})`;
 }
 
+/**
+ * The customer event of a job that just ended (`job.completed` / `job.failed`), recorded in the
+ * transaction that ends it. Every job row belongs to a workspace and is listed by GET /jobs, so
+ * every job type's end is one; a cancelled job (the owner withdrew it) is not.
+ */
+export function jobEndEvent(job: Pick<JobRecord, 'id' | 'workspaceId' | 'jobType' | 'status'>): NewOutboxEvent<'job.completed' | 'job.failed'> | null {
+  if (job.status !== 'completed' && job.status !== 'failed') return null;
+  return { type: job.status === 'completed' ? 'job.completed' : 'job.failed', workspaceId: job.workspaceId, payload: { jobId: job.id, jobType: job.jobType } };
+}
+
 /** The condition of every change a run makes: the job is running, and as this run's attempt ($2). */
 const RUNNING_AS = `status = 'running' AND attempts = $2`;
 
 @Injectable()
 export class TypeOrmJobStore extends JobStore {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly outbox: Outbox,
+  ) {
     super();
   }
 
@@ -143,13 +159,18 @@ export class TypeOrmJobStore extends JobStore {
     return this.update(this.ds, 'progress = $3', `${RUNNING_AS} AND progress < $3`, [id, attempt, progress]);
   }
 
+  /** With its `job.completed` event, in one transaction. */
   complete(id: string, attempt: number, result: Record<string, unknown> | null): Promise<JobRecord | null> {
-    return this.update(
-      this.ds,
-      `status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`,
-      RUNNING_AS,
-      [id, attempt, jsonParam(result)],
-    );
+    return this.ds.transaction(async (tx) => {
+      const completed = await this.update(
+        tx,
+        `status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`,
+        RUNNING_AS,
+        [id, attempt, jsonParam(result)],
+      );
+      if (completed) await this.announceEnd(tx, completed);
+      return completed;
+    });
   }
 
   fail(id: string, attempt: number, error: JobFailure, hook?: JobFailureHookFn): Promise<JobRecord | null> {
@@ -160,7 +181,9 @@ export class TypeOrmJobStore extends JobStore {
         RUNNING_AS,
         [id, attempt, JSON.stringify(error)],
       );
-      if (failed && hook) await hook(tx, failed);
+      if (!failed) return null;
+      await this.announceEnd(tx, failed);
+      if (hook) await hook(tx, failed);
       return failed;
     });
   }
@@ -183,11 +206,14 @@ export class TypeOrmJobStore extends JobStore {
       s.status === 'completed'
         ? [`status = 'completed', progress = 100, result = $3::jsonb, error = NULL, finished_at = now()`, jsonParam(s.result)]
         : [`status = 'failed', error = $3::jsonb, finished_at = now()`, JSON.stringify(s.error)];
-    const rows: Array<{ id: string }> = await tx.query(
-      `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id) SELECT id FROM changed`,
+    const rows: Array<{ id: string; job_type: string }> = await tx.query(
+      `WITH changed AS (UPDATE jobs SET ${set} WHERE id = $1 AND workspace_id = $2 AND status IN ('pending', 'running') RETURNING id, job_type)
+       SELECT id, job_type FROM changed`,
       [id, workspaceId, value],
     );
-    return rows.length > 0;
+    if (rows.length === 0) return false;
+    await this.announceEnd(tx, { id, workspaceId, jobType: rows[0].job_type as JobType, status: s.status });
+    return true;
   }
 
   async openJobs(before: Date, limit: number, after?: OpenJobRef): Promise<OpenJobRef[]> {
@@ -199,13 +225,18 @@ export class TypeOrmJobStore extends JobStore {
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
 
+  /** With its `job.failed` event, in one transaction (the refund it owes comes later; the failure is now). */
   failOwingHook(id: string, attempt: number, error: JobFailure, firstRetryMs: number): Promise<JobRecord | null> {
-    return this.update(
-      this.ds,
-      `status = 'failed', error = $3::jsonb, finished_at = now(), failure_hook_due_at = now() + $4 * interval '1 millisecond'`,
-      RUNNING_AS,
-      [id, attempt, JSON.stringify(error), firstRetryMs],
-    );
+    return this.ds.transaction(async (tx) => {
+      const failed = await this.update(
+        tx,
+        `status = 'failed', error = $3::jsonb, finished_at = now(), failure_hook_due_at = now() + $4 * interval '1 millisecond'`,
+        RUNNING_AS,
+        [id, attempt, JSON.stringify(error), firstRetryMs],
+      );
+      if (failed) await this.announceEnd(tx, failed);
+      return failed;
+    });
   }
 
   async owedHooks(limit: number): Promise<OwedFailureHook[]> {
@@ -232,6 +263,12 @@ export class TypeOrmJobStore extends JobStore {
         WHERE id = $1 AND failure_hook_due_at IS NOT NULL`,
       [id, delayMs],
     );
+  }
+
+  /** The job's end as a customer event, in the transaction `tx` that ends it. */
+  private async announceEnd(tx: Tx, job: Pick<JobRecord, 'id' | 'workspaceId' | 'jobType' | 'status'>): Promise<void> {
+    const event = jobEndEvent(job);
+    if (event) await this.outbox.record(tx, event);
   }
 
   /** An UPDATE … RETURNING wrapped in a SELECT, so the driver answers plain rows. */

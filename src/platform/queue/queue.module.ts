@@ -5,6 +5,7 @@ import type { ProcessRole } from '../../core/index.js';
 import { AppConfig } from '../../config/index.js';
 import { HandlerLookup, JOB_TYPES, JobHandlerRegistry } from './handler-registry.js';
 import { JobConsumer, QUEUE_ROLE } from './job-consumer.js';
+import { JobEventBodies } from './job-event-bodies.js';
 import { JobEntity } from './job.entity.js';
 import { JobList } from './job-list.js';
 import { JobRunner } from './job-runner.js';
@@ -59,6 +60,7 @@ export class QueueModule {
         JobList,
         QueueMetrics,
         PeriodicPasses,
+        JobEventBodies,
       ],
       exports: [Jobs, JobsService, QUEUE_ROLE, PeriodicPasses],
     };

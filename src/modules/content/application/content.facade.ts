@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, newId } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import type { GeneratedMedia } from '../../generation/index.js';
 import { newContentItem, type ContentItem } from '../domain/content-item.js';
@@ -13,6 +14,7 @@ import type { Ordered } from './content-generation.service.js';
 import { ContentViews, type ItemView } from './content-views.js';
 import { ItemReviews, type ReviewChange, type ReviewRecorder } from './item-reviews.js';
 import { MediaStore } from './media-store.js';
+import { recordStatusEvent } from './status-events.js';
 
 /** A finished video to publish as content (see `addFinishedVideo`). */
 export interface FinishedVideo {
@@ -44,6 +46,7 @@ export class ContentFacade {
     private readonly reviews: ItemReviews,
     private readonly media: MediaStore,
     private readonly characters: CharactersFacade,
+    private readonly outbox: Outbox,
   ) {}
 
   /** The item, or 404 `not_found` when it does not exist or belongs to another workspace. */
@@ -63,7 +66,7 @@ export class ContentFacade {
   /**
    * A video made elsewhere (a talking head) as a new item: its files copied under the item's own
    * keys, `ready` (`approved` under autopilot), so moderation, scheduling and publishing take it
-   * like any video. Call `announce` with its id once the caller is done.
+   * like any video, with its `content.ready` (`content.approved`) event. Call `announce` with its id once the caller is done.
    */
   async addFinishedVideo(req: FinishedVideo): Promise<ContentItem> {
     const id = newId('cnt');
@@ -79,6 +82,7 @@ export class ContentFacade {
     const item: ContentItem = { ...base, status: nextStatus('generating', 'finish', { autopilot: character?.autopilot ?? false }), media: [medium], mediaJobId: req.sourceJobId };
     await inTransaction(this.ds, async (tx) => {
       await this.items.insert(tx, item);
+      await recordStatusEvent(this.outbox, tx, item, null, item.status);
       await this.characters.addContent(tx, req.workspaceId, req.characterId);
     });
     return item;

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { Jobs } from '../../../platform/queue/index.js';
 import type { ContentItem, ContentStatus, StoredMedia } from '../domain/content-item.js';
 import { nextStatus } from '../domain/content-status.js';
@@ -10,6 +11,7 @@ import { ContentItemRepository, type ContentItemChanges } from '../infrastructur
 import type { Ordered } from './content-generation.service.js';
 import { ContentViews, type ItemView } from './content-views.js';
 import { GenerationOrders } from './generation-orders.js';
+import { recordStatusEvent } from './status-events.js';
 
 /** What a review decides for an item: its status, and its media's review marks or the rejection reason. */
 export interface ReviewChange {
@@ -34,6 +36,7 @@ export class ItemReviews {
     private readonly orders: GenerationOrders,
     private readonly jobs: Jobs,
     private readonly views: ContentViews,
+    private readonly outbox: Outbox,
   ) {}
 
   async review(workspaceId: string, characterId: string, contentId: string, decide: (item: ContentItem) => ReviewChange, record?: ReviewRecorder): Promise<ItemView> {
@@ -42,6 +45,8 @@ export class ItemReviews {
       const decided = decide(current);
       const changes: ContentItemChanges = { ...decided, updatedAt: new Date() };
       await this.items.update(tx, workspaceId, contentId, changes);
+      // An approval (by the route, or by the last medium approved) is a customer event, in this transaction.
+      await recordStatusEvent(this.outbox, tx, current, current.status, decided.status);
       await record?.(tx, current, decided);
       return this.views.view(workspaceId, { ...current, ...changes }, tx);
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AppError, CORE_ERRORS } from '../../../core/index.js';
 import { CONTENT_ERRORS } from '../errors.js';
 import { CONTENT_STATUSES, type ContentStatus } from './content-item.js';
-import { assertEditable, canTransition, CONTENT_ACTIONS, nextStatus, type ContentAction } from './content-status.js';
+import { assertEditable, canTransition, CONTENT_ACTIONS, nextStatus, statusEvent, type ContentAction } from './content-status.js';
 
 /** The contract's table (§6), written out independently of the implementation. */
 const ALLOWED: Record<ContentAction, Partial<Record<ContentStatus, ContentStatus>>> = {
@@ -68,5 +68,22 @@ describe('variant lock', () => {
     for (const s of CONTENT_STATUSES.filter((x) => x !== 'published')) expect(() => assertVariantsOpen({ status: s, variantsLocked: false })).not.toThrow();
     expect(refusal(() => assertVariantsOpen({ status: 'published', variantsLocked: false })).code).toBe('variants_locked');
     expect(STATUS[refusal(() => assertVariantsOpen({ status: 'approved', variantsLocked: true })).code]).toBe(409);
+  });
+});
+
+describe('status events (content.ready, content.approved)', () => {
+  it('names content.ready when an item reaches review, and content.approved when it becomes approved', () => {
+    expect(statusEvent('generating', nextStatus('generating', 'finish'))).toBe('content.ready');
+    expect(statusEvent('generating', nextStatus('generating', 'finish', { autopilot: true }))).toBe('content.approved');
+    expect(statusEvent('ready', nextStatus('ready', 'approve'))).toBe('content.approved');
+    expect(statusEvent('rejected', nextStatus('rejected', 'approve'))).toBe('content.approved');
+    expect(statusEvent(null, 'ready')).toBe('content.ready');
+    expect(statusEvent(null, 'approved')).toBe('content.approved');
+  });
+
+  it('names nothing for a change that does not move the status there (a medium reviewed on an approved item), nor for other statuses', () => {
+    expect(statusEvent('approved', 'approved')).toBeNull();
+    expect(statusEvent('ready', 'ready')).toBeNull();
+    for (const to of CONTENT_STATUSES.filter((s) => s !== 'ready' && s !== 'approved')) expect(statusEvent('ready', to)).toBeNull();
   });
 });

@@ -38,6 +38,19 @@ export function nextStatus(from: ContentStatus, action: ContentAction, opts: { a
   return to;
 }
 
+/**
+ * The customer event a status change makes: `content.ready` when an item reaches review,
+ * `content.approved` when it becomes approved (by review, by its media all approved, or straight
+ * from generation under autopilot, which skips review and so makes no `content.ready`). `from` is
+ * null for an item made already finished. Nothing for a change that does not move the status.
+ */
+export function statusEvent(from: ContentStatus | null, to: ContentStatus): 'content.ready' | 'content.approved' | null {
+  if (from === to) return null;
+  if (to === 'ready') return 'content.ready';
+  if (to === 'approved') return 'content.approved';
+  return null;
+}
+
 /** Caption, hashtags, planning and the like may change until the item is published. */
 export function assertEditable(status: ContentStatus): void {
   if (status === 'published') throw AppError.invalidTransition(status, 'edit');

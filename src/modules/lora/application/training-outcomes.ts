@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { Jobs } from '../../../platform/queue/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
@@ -14,8 +15,9 @@ const ACTIVE: readonly LoraStatus[] = ['queued', 'training'];
 /**
  * The one place a training's state changes after it started, whoever reports it: a webhook, a
  * poll from the waiting job, or the job's own failure. Each change is a conditional update in one
- * transaction with the character's mirror of the status and, for a failure, the refund; so of two
- * reports of the same end, exactly one changes anything, and the character never disagrees.
+ * transaction with the character's mirror of the status, the customer event (`lora.ready`,
+ * `lora.failed`) and, for a failure, the refund; so of two reports of the same end, exactly one
+ * changes anything (and makes one event), and the character never disagrees.
  */
 @Injectable()
 export class TrainingOutcomes {
@@ -27,6 +29,7 @@ export class TrainingOutcomes {
     private readonly characters: CharactersFacade,
     private readonly billing: BillingFacade,
     private readonly jobs: Jobs,
+    private readonly outbox: Outbox,
   ) {}
 
   /**
@@ -86,6 +89,7 @@ export class TrainingOutcomes {
     });
     if (!moved) return false;
     await this.mirror(tx, moved);
+    await this.outbox.record(tx, { type: 'lora.ready', workspaceId: moved.workspaceId, payload: { characterId: moved.characterId } });
     await this.jobs.settle(tx, moved.workspaceId, moved.jobId, { status: 'completed', result: trainedResult(moved) });
     this.logger.log({ msg: 'lora ready', lora_id: lora.id, workspace_id: lora.workspaceId, character_id: lora.characterId, job_id: lora.jobId });
     return true;
@@ -95,6 +99,7 @@ export class TrainingOutcomes {
     const moved = await this.loras.move(tx, lora.workspaceId, lora.id, lora.jobId, ACTIVE, 'failed', { error: failure });
     if (!moved) return false;
     await this.mirror(tx, moved);
+    await this.outbox.record(tx, { type: 'lora.failed', workspaceId: moved.workspaceId, payload: { characterId: moved.characterId } });
     // The job fails as the waiting run would fail it (upstream_failed, the training's message); a no-op when the job is what failed.
     await this.jobs.settle(tx, moved.workspaceId, moved.jobId, { status: 'failed', error: { code: 'upstream_failed', message: failure.message } });
     if (moved.creditsCharged > 0) {

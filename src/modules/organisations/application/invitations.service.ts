@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError, isId, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { AuditLog } from '../../audit/index.js';
 import { invitationProblem, invitationProblemById, isInvitationToken, type Invitation, type ReceivedInvitation } from '../domain/invitation.js';
@@ -33,6 +34,7 @@ export class InvitationsService {
     private readonly repo: OrganisationsRepository,
     private readonly audit: AuditLog,
     private readonly limiter: RateLimiter,
+    private readonly outbox: Outbox,
   ) {}
 
   async listReceived(userId: string, page: PageRequest): Promise<Page<ReceivedInvitation>> {
@@ -91,7 +93,9 @@ export class InvitationsService {
     const accepted = await this.repo.markAccepted(tx, found.id, user.id);
     // Lost a race with another answer or a revocation, or expired between the read and the update.
     if (!accepted) throw new AppError('not_found', MESSAGES.not_found);
-    await this.repo.insertMembership(tx, accepted.workspaceId, user.id, accepted.role);
+    const joined = await this.repo.insertMembership(tx, accepted.workspaceId, user.id, accepted.role);
+    // The customer event of the new member, in the transaction that adds them (none when they were one already).
+    if (joined) await this.outbox.record(tx, { type: 'member.added', workspaceId: accepted.workspaceId, payload: { userId: user.id, role: accepted.role } });
     await this.audit.record(tx, {
       workspaceId: accepted.workspaceId,
       actorUserId: user.id,

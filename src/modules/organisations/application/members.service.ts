@@ -55,6 +55,11 @@ export class MembersService {
     return { members, invitations };
   }
 
+  /** One member of the workspace as it is now, or null when they are not one (for the member events' bodies). */
+  member(workspaceId: string, userId: string): Promise<Member | null> {
+    return this.repo.findMember(workspaceId, userId);
+  }
+
   /**
    * Nobody joins without consent: an email always gets an invitation the invitee must accept.
    * Whether the email has an account changes nothing in the answer, nor in the work done for it
@@ -90,13 +95,18 @@ export class MembersService {
     return member;
   }
 
-  /** By an owner, or by the member themself (leaving). */
+  /** By an owner, or by the member themself (leaving); `member.removed` (the member as it was) in the same transaction. */
   async remove(workspaceId: string, actorId: string, targetId: string): Promise<void> {
     await inTransaction(this.ds, async (tx) => {
       const target = await this.checkedChange(tx, workspaceId, actorId, targetId, null);
       await this.repo.deleteMembership(tx, workspaceId, targetId);
       const details = { role: target.role, left: actorId === targetId };
       await this.audit.record(tx, { workspaceId, actorUserId: actorId, action: 'member.removed', targetType: 'user', targetId, details });
+      await this.outbox.record(tx, {
+        type: 'member.removed',
+        workspaceId,
+        payload: { userId: target.userId, role: target.role, email: target.email, displayName: target.displayName, joinedAt: target.joinedAt.toISOString() },
+      });
     });
     await this.limiter.bumpAccessStamp(workspaceId);
   }

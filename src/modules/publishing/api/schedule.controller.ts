@@ -65,6 +65,16 @@ export class ScheduleController {
     return pageBody('scheduled_posts', { ...page, items: page.items.map(toScheduledPostBody) });
   }
 
+  @Get(':id')
+  @Product()
+  @MinRole('viewer')
+  @ApiOperation({ summary: 'A scheduled post of the workspace, in any status (the body of the post.published and post.failed events).' })
+  @ApiOkResponse({ type: ScheduledPostEnvelope })
+  @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
+  async get(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string) {
+    return { scheduled_post: toScheduledPostBody(await this.schedule.get(caller.workspaceId, id)) };
+  }
+
   @Patch(':id')
   @Product()
   @MinRole('editor')

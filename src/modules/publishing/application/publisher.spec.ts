@@ -24,8 +24,9 @@ function abandonedPost(callAgeMs: number): ScheduledPost {
   };
 }
 
-function setUp(client: Pick<PlatformClient, 'reconcile'>, post: ScheduledPost) {
+function setUp(client: Pick<PlatformClient, 'reconcile'>, post: ScheduledPost, opts: { claimLost?: boolean } = {}) {
   const calls: string[] = [];
+  const events: string[] = [];
   const posts = {
     remoteIdsSince: async () => new Set<string>(),
     resend: async (_tx: unknown, _ws: string, _id: string, claimId: string, settledSeconds: number) => {
@@ -35,12 +36,19 @@ function setUp(client: Pick<PlatformClient, 'reconcile'>, post: ScheduledPost) {
     deferCheck: async (_tx: unknown, _ws: string, _id: string, claimId: string, inMs: number) => void calls.push(`defer ${claimId} ${inMs}`),
     finishAttempt: async (_tx: unknown, _ws: string, _id: string, claimId: string, result: { status: string; error?: { code: string } }) => {
       calls.push(`finish ${claimId} ${result.status}${result.error ? ` ${result.error.code}` : ''}`);
-      return { ...post, status: result.status };
+      return opts.claimLost ? null : { ...post, status: result.status };
     },
+    publishedAfterAll: async () => null,
     find: async () => post,
   };
   const item = { status: 'approved', contentType: 'single', caption: 'A pin', cta: null, hashtags: [], imagePrompt: 'pin', media: [] };
-  const ds = { manager: {}, transaction: (work: (tx: unknown) => Promise<unknown>) => work({}) } as unknown as DataSource;
+  const tx = { in: 'the outcome transaction' };
+  const ds = { manager: {}, transaction: (work: (tx: unknown) => Promise<unknown>) => work(tx) } as unknown as DataSource;
+  const outbox = {
+    record: async (into: unknown, e: { type: string; workspaceId: string; payload: unknown }) => {
+      events.push(`${into === tx ? 'in tx' : 'outside'} ${e.type} ${e.workspaceId} ${JSON.stringify(e.payload)}`);
+    },
+  };
   const config = { publishing: { leaseSeconds: LEASE_SECONDS, timeoutMs: TIMEOUT_MS } } as unknown as AppConfig;
   const none = {} as never;
   const publisher = new Publisher(
@@ -52,8 +60,9 @@ function setUp(client: Pick<PlatformClient, 'reconcile'>, post: ScheduledPost) {
     none, { sign: (key: string) => key } as never,
     { changed: async () => undefined } as never,
     { publishOutcome: () => undefined } as never,
+    outbox as never,
   );
-  return { publisher, calls };
+  return { publisher, calls, events };
 }
 
 const FOUND: PublishResult = { remotePostId: 'pin_1', remoteUrl: null, mediaUrls: [] };
@@ -100,5 +109,36 @@ describe('Publisher.reconcileAbandoned (a worker killed after sending)', () => {
     const b = setUp({ reconcile: async () => Promise.reject(new PublishFailure('unconfirmed', 'cannot list')) }, never);
     await b.publisher.reconcileAbandoned(never);
     expect(b.calls).toEqual(['finish claim-2 failed unconfirmed']);
+  });
+});
+
+describe('Publisher: post.published and post.failed', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  it('records post.published in the transaction that records the outcome', async () => {
+    const post = abandonedPost(45_000);
+    const { publisher, events } = setUp({ reconcile: async () => FOUND }, post);
+    await publisher.reconcileAbandoned(post);
+    expect(events).toEqual(['in tx post.published ws_1 {"postId":"sch_1","platform":"pinterest"}']);
+  });
+
+  it('records post.failed for a post given up for good, in the same transaction', async () => {
+    const post = abandonedPost(45_000);
+    const { publisher, events } = setUp({ reconcile: async () => Promise.reject(new PublishFailure('unconfirmed', 'cannot list')) }, post);
+    await publisher.reconcileAbandoned(post);
+    expect(events).toEqual(['in tx post.failed ws_1 {"postId":"sch_1","platform":"pinterest"}']);
+  });
+
+  it('records nothing when the claim was taken over (the outcome is not recorded), nor for a check deferred or a post sent again', async () => {
+    const post = abandonedPost(45_000);
+    const lost = setUp({ reconcile: async () => FOUND }, post, { claimLost: true });
+    await lost.publisher.reconcileAbandoned(post);
+    expect(lost.calls).toEqual(['finish claim-2 published']);
+    expect(lost.events).toEqual([]);
+    const deferred = setUp({ reconcile: async () => Promise.reject(new PublishFailure('network_error', 'reset')) }, post);
+    await deferred.publisher.reconcileAbandoned(post);
+    const resent = setUp({ reconcile: async () => null }, post);
+    await resent.publisher.reconcileAbandoned(post);
+    expect([...deferred.events, ...resent.events]).toEqual([]);
   });
 });

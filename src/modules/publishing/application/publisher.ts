@@ -5,6 +5,7 @@ import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Metrics } from '../../../platform/metrics/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { MediaUrls, Storage } from '../../../platform/storage/index.js';
 import { CharactersFacade } from '../../characters/index.js';
 import { ContentFacade } from '../../content/index.js';
@@ -56,6 +57,7 @@ export class Publisher {
     private readonly urls: MediaUrls,
     private readonly events: PostEvents,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {}
 
   /** Runs the attempt of a claimed post; answers the post as the attempt left it. */
@@ -199,7 +201,11 @@ export class Publisher {
     return this.finish(post, claimId, { status: 'failed', error: { code: 'unconfirmed', message: UNCONFIRMED } });
   }
 
-  /** Records the outcome with the content's publication in one transaction, then tells the sockets. */
+  /**
+   * Records the outcome with the content's publication and its customer event (`post.published`,
+   * or `post.failed` for a failure for good) in one transaction, then tells the sockets. Every
+   * path that ends a post (the attempt, a reconciliation, the sweeper's) ends it here.
+   */
   private async finish(post: ScheduledPost, claimId: string, result: AttemptResult): Promise<ScheduledPost> {
     const updated = await inTransaction(this.ds, async (tx) => {
       let row = await this.posts.finishAttempt(tx, post.workspaceId, post.id, claimId, result);
@@ -208,6 +214,13 @@ export class Publisher {
       if (row && result.status === 'published') {
         await this.markContentPublished(tx, post, result.publishedAt);
         await this.characters.recordPost(tx, post.workspaceId, post.characterId, result.publishedAt);
+      }
+      if (row && (result.status === 'published' || result.status === 'failed')) {
+        await this.outbox.record(tx, {
+          type: result.status === 'published' ? 'post.published' : 'post.failed',
+          workspaceId: row.workspaceId,
+          payload: { postId: row.id, platform: row.platform },
+        });
       }
       return row;
     });

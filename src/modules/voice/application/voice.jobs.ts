@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { Outbox } from '../../../platform/outbox/index.js';
 import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
@@ -29,6 +30,7 @@ export class VoiceJobs {
     private readonly storage: Storage,
     private readonly billing: BillingFacade,
     private readonly retirement: CloneRetirement,
+    private readonly outbox: Outbox,
   ) {}
 
   @JobHandler(CLONE_VOICE_JOB)
@@ -47,10 +49,11 @@ export class VoiceJobs {
     await ctx.progress(20);
     const { voiceId } = await callProvider('speech', () => this.speech.cloneVoice({ name: voice.name ?? 'Cloned voice', samples }, ctx.signal));
     await ctx.progress(90);
-    const ended = await this.voices.endClone(this.ds.manager, job.workspaceId, voice.id, job.id, {
-      status: 'ready',
-      cloneVoiceId: voiceId,
-      settings: { ...voice.settings, voiceId },
+    // The clone becomes ready with its `voice.ready` event, in one transaction.
+    const ended = await inTransaction(this.ds, async (tx) => {
+      const ready = await this.voices.endClone(tx, job.workspaceId, voice.id, job.id, { status: 'ready', cloneVoiceId: voiceId, settings: { ...voice.settings, voiceId } });
+      if (ready) await this.outbox.record(tx, { type: 'voice.ready', workspaceId: job.workspaceId, payload: { characterId: ready.characterId } });
+      return ready;
     });
     this.logger.log({ msg: 'voice cloned', workspace_id: job.workspaceId, character_id: voice.characterId, voice_id: voiceId, applied: ended !== null });
     // The clone this one replaces is of no use to anyone now.

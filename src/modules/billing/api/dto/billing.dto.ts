@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { PLANS } from '../../../../core/index.js';
+import { PLANS, type OutboxEventPayloads } from '../../../../core/index.js';
 import type { CataloguePack, CataloguePlan, SubscriptionState } from '../../application/billing.service.js';
 import type { RemoteInvoice } from '../../application/ports/payment-gateway.js';
 import { PACK_IDS, PAID_PLANS, type PackId, type PaidPlan, type Price } from '../../domain/catalogue.js';
@@ -121,6 +121,11 @@ export class CreditsLowBody {
   @ApiProperty() granted!: number;
   @ApiProperty() balance!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) resets_at!: string | null;
+}
+
+/** The `credits.low` body (socket event and webhook): the alert as it was raised, from its event. */
+export function creditsLowBody(p: OutboxEventPayloads['credits.low']) {
+  return { threshold: p.threshold, remaining: p.remaining, granted: p.granted, balance: p.balance, resets_at: p.resetsAt };
 }
 
 export class ReconciliationView {

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../../../core/index.js';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
 import { isOutageError, outages } from '../../../../platform/health/index.js';
+import { Outbox } from '../../../../platform/outbox/index.js';
 import { jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, type Character } from '../../../characters/index.js';
@@ -12,6 +13,7 @@ import { canTransition, nextStatus } from '../../domain/content-status.js';
 import { ContentItemRepository, type ContentItemChanges } from '../../infrastructure/content-item.repository.js';
 import { ContentViews } from '../content-views.js';
 import { MediaStore } from '../media-store.js';
+import { recordStatusEvent } from '../status-events.js';
 import type { CaptionDraft } from '../../../generation/index.js';
 import { LEDGER_REASONS, payloadCount, type ItemJobType } from './job-types.js';
 
@@ -36,6 +38,7 @@ export class GenerationSteps {
     private readonly billing: BillingFacade,
     private readonly media: MediaStore,
     private readonly views: ContentViews,
+    private readonly outbox: Outbox,
   ) {}
 
   /** queued → generating; a re-delivery of a job already generating carries on. */
@@ -60,8 +63,9 @@ export class GenerationSteps {
   }
 
   /**
-   * generating → ready (approved under autopilot) with the new media replacing the old. A job
-   * that is no longer the item's, or already finished, changes nothing.
+   * generating → ready (approved under autopilot) with the new media replacing the old, and its
+   * `content.ready` (`content.approved`) event. A job that is no longer the item's, or already
+   * finished, changes nothing.
    */
   async finish(job: JobRecord<ItemJobType>, media: StoredMedia[], text?: CaptionDraft): Promise<Record<string, unknown>> {
     const contentId = job.contentId!;
@@ -80,6 +84,7 @@ export class GenerationSteps {
         ...textChanges(item, text),
       };
       await this.items.update(tx, job.workspaceId, contentId, changes);
+      await recordStatusEvent(this.outbox, tx, item, item.status, changes.status!);
       // An item counts on its character once, when it is first made (not again on regeneration).
       if (item.mediaJobId === null) await this.characters.addContent(tx, job.workspaceId, item.characterId);
       const finished = { ...item, ...changes };
