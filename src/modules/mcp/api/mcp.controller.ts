@@ -37,7 +37,8 @@ const JSON_RPC_ANSWER: SchemaObject = {
 /**
  * The Model Context Protocol endpoint (Streamable HTTP, stateless): an agent drives the public API
  * with an API key. Each POST gets its own server and transport; a tool call runs the public route
- * itself (see RouteCaller), so its refusals are the route's.
+ * itself (see RouteCaller), so its refusals are the route's. The handlers are named for their
+ * operation ids (`mcp`, ...): the document builder names an operation after its controller method.
  */
 @ApiTags('mcp')
 @Controller('mcp')
@@ -48,10 +49,10 @@ export class McpController {
   @PublicApi()
   @MinRole('viewer')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'mcp', summary: 'Model Context Protocol over Streamable HTTP (JSON answers, no session): the public API as tools.' })
+  @ApiOperation({ summary: 'Model Context Protocol over Streamable HTTP (JSON answers, no session): the public API as tools.' })
   @ApiBody({ schema: JSON_RPC_MESSAGE })
   @ApiOkResponse({ description: 'The JSON-RPC answer (202 with no body for a notification).', schema: JSON_RPC_ANSWER })
-  async message(@Req() req: Request, @Res() res: Response): Promise<void> {
+  async mcp(@Req() req: Request, @Res() res: Response): Promise<void> {
     const server = this.servers.create({ authorization: req.headers.authorization ?? '', requestId: req.id });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -65,18 +66,18 @@ export class McpController {
   @Get()
   @PublicApi()
   @MinRole('viewer')
-  @ApiOperation({ operationId: 'mcpStream', summary: 'Not offered: the endpoint is stateless, with no server-sent event stream (405).' })
+  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no server-sent event stream (405).' })
   @ApiErrors('method_not_allowed')
-  openStream(@Res({ passthrough: true }) res: Response): never {
+  mcpOpenStream(@Res({ passthrough: true }) res: Response): never {
     return refuse(res);
   }
 
   @Delete()
   @PublicApi()
   @MinRole('viewer')
-  @ApiOperation({ operationId: 'mcpEndSession', summary: 'Not offered: the endpoint is stateless, with no session to end (405).' })
+  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no session to end (405).' })
   @ApiErrors('method_not_allowed')
-  endSession(@Res({ passthrough: true }) res: Response): never {
+  mcpEndSession(@Res({ passthrough: true }) res: Response): never {
     return refuse(res);
   }
 }
