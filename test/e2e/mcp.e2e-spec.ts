@@ -211,6 +211,29 @@ describe('the MCP server over the public API', () => {
     expect(withoutRequestId(refused.body)).toEqual(withoutRequestId(rest.body));
   });
 
+  it('counts against the workspace\'s rate limit: each MCP message once, and a tool call\'s route request once more', async () => {
+    const user = await agencyUser();
+    const key = await createKey(user, ['credits:read']);
+    const client = await connect(key);
+    /** The remaining requests and the seconds to the window's end, from a REST call's `RateLimit` header. */
+    const budget = async (): Promise<{ r: number; t: number }> => {
+      const res = await api(server).get('/public/credits').set(bearer(key));
+      const [, r, t] = /;r=(\d+);t=(\d+)$/.exec(res.headers.ratelimit as string)!.map(Number);
+      return { r, t };
+    };
+    // Measured within one window: a window that ended in between would refill the budget, so that measure is taken again.
+    for (let attempt = 1; ; attempt += 1) {
+      const before = await budget();
+      ok(await call(client, 'get_credits'));
+      await client.listTools();
+      const after = await budget();
+      if (after.t > before.t && attempt < 3) continue;
+      // tools/call: its POST and its route's request; tools/list: its POST; the second REST read.
+      expect(before.r - after.r).toBe(4);
+      break;
+    }
+  });
+
   it('answers a hand-written tools/list as JSON, not an event stream', async () => {
     const res = await rawPost(bearer(fullKey));
     expect(res.status).toBe(200);
