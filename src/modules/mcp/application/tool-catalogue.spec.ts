@@ -81,6 +81,11 @@ describe('the MCP tool catalogue', () => {
     expect(JSON.stringify(tools)).not.toContain('nullable');
   });
 
+  it('finds the routes when the document keeps the API prefix in its servers instead of its paths', () => {
+    const bare: OpenApiSource = { ...DOC, paths: Object.fromEntries(Object.entries(DOC.paths).map(([p, item]) => [p.replace('/api/v1', ''), item])) };
+    expect(buildToolCatalogue(bare, '/api/v1', ROUTES)).toEqual(buildToolCatalogue(DOC, '/api/v1', ROUTES));
+  });
+
   it('refuses to build when a route is missing from the document, a name is listed twice or a $ref cannot resolve', () => {
     expect(() => buildToolCatalogue(DOC, '/api/v1', [{ name: 'gone', method: 'POST', path: '/things/{id}', description: '' }])).toThrow('not in the OpenAPI document');
     expect(() => buildToolCatalogue(DOC, '/api/v1', [ROUTES[0], { ...ROUTES[1], name: 'list_things' }])).toThrow('listed twice');

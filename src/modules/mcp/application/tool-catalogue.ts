@@ -64,7 +64,9 @@ export function buildToolCatalogue(doc: OpenApiSource, prefix: string, routes: r
   return routes.map((route) => {
     if (names.has(route.name)) throw new Error(`MCP tool ${route.name} is listed twice`);
     names.add(route.name);
-    const item = (doc.paths as Record<string, Record<string, unknown> | undefined>)[`${prefix}${route.path}`];
+    // Paths carry the API prefix, unless the document moves it into `servers`.
+    const paths = doc.paths as Record<string, Record<string, unknown> | undefined>;
+    const item = paths[`${prefix}${route.path}`] ?? paths[route.path];
     const operation = item?.[route.method.toLowerCase()] as OpenApiOperation | undefined;
     if (!operation) throw new Error(`MCP tool ${route.name}: ${route.method} ${route.path} is not in the OpenAPI document`);
     return { ...route, ...inputOf(operation, (doc.components?.schemas ?? {}) as Record<string, unknown>, route.name) };
