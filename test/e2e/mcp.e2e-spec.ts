@@ -218,7 +218,7 @@ describe('the MCP server over the public API', () => {
     /** The remaining requests and the seconds to the window's end, from a REST call's `RateLimit` header. */
     const budget = async (): Promise<{ r: number; t: number }> => {
       const res = await api(server).get('/public/credits').set(bearer(key));
-      const [, r, t] = /;r=(\d+);t=(\d+)$/.exec(res.headers.ratelimit as string)!.map(Number);
+      const [, r, t] = /;r=(\d+);t=(\d+)$/.exec(res.headers.ratelimit)!.map(Number);
       return { r, t };
     };
     // Measured within one window: a window that ended in between would refill the budget, so that measure is taken again.
