@@ -28,6 +28,7 @@ import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
 import { LoraModule } from './modules/lora/index.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
+import { McpModule } from './modules/mcp/index.js';
 import { TalkingHeadModule } from './modules/talking-head/index.js';
 import { VoiceModule } from './modules/voice/index.js';
 import { MarketplaceModule } from './modules/marketplace/index.js';
@@ -80,6 +81,7 @@ export class AppModule {
         NotificationsModule,
         WebhooksModule,
         AdminModule,
+        McpModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
     };

@@ -5,6 +5,7 @@ import { CHARACTERS_ERRORS } from './modules/characters/index.js';
 import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
+import { MCP_ERRORS } from './modules/mcp/index.js';
 import { BRANDING_ERRORS, ORGANISATIONS_ERRORS } from './modules/organisations/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
@@ -32,6 +33,7 @@ const ERROR_TABLES = {
   talkingHead: TALKING_HEAD_ERRORS,
   branding: BRANDING_ERRORS,
   webhooks: WEBHOOKS_ERRORS,
+  mcp: MCP_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */

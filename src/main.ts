@@ -6,11 +6,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import express from 'express';
 import helmet from 'helmet';
-import { serveApiDocs } from './api-documents.js';
+import { buildApiDocuments, serveApiDocs } from './api-documents.js';
 import { AppModule } from './app.module.js';
 import { loadConfigOrExit, logLine, startOrExit, stopOnSignals } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
+import { McpTools } from './modules/mcp/index.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import { HttpDrain, ProcessLifecycle } from './platform/lifecycle/index.js';
 import {
@@ -62,6 +63,8 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   app.useWebSocketAdapter(new WsAdapter(app));
 
   if (config.apiDocsEnabled) serveApiDocs(app);
+  // The MCP tools' input schemas are read from this application's own OpenAPI document.
+  app.get(McpTools).documentFrom(() => buildApiDocuments(app).openapi);
   // Routes are mounted by init; the JSON 404 for everything else must come after them.
   await app.init();
   const server: express.Express = app.getHttpAdapter().getInstance();

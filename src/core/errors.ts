@@ -6,7 +6,7 @@
  */
 
 /** The statuses an error code may answer with. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /** One owner's codes and their status: `{ ... } as const satisfies ErrorTable`. */
 export type ErrorTable = Readonly<Record<string, ErrorStatus>>;

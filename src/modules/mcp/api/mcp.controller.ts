@@ -1,0 +1,88 @@
+import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import { AppError } from '../../../core/index.js';
+import { MinRole, PublicApi } from '../../../platform/auth/index.js';
+import { ApiErrors } from '../../../platform/http/index.js';
+import { McpServerFactory } from '../application/mcp-server.js';
+
+const JSON_RPC_MESSAGE: SchemaObject = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, …), or an array of them.',
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    method: { type: 'string', example: 'tools/list' },
+    params: { type: 'object', additionalProperties: true },
+  },
+  required: ['jsonrpc'],
+  additionalProperties: true,
+};
+
+const JSON_RPC_ANSWER: SchemaObject = {
+  type: 'object',
+  description: 'The JSON-RPC 2.0 answer: `result`, or `error` for a protocol error. A tool the route refused answers a result with `isError: true`.',
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    result: { type: 'object', additionalProperties: true },
+    error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+  },
+  required: ['jsonrpc'],
+  additionalProperties: true,
+};
+
+/**
+ * The Model Context Protocol endpoint (Streamable HTTP, stateless): an agent drives the public API
+ * with an API key. Each POST gets its own server and transport; a tool call runs the public route
+ * itself (see RouteCaller), so its refusals are the route's. The handlers are named for their
+ * operation ids (`mcp`, ...): the document builder names an operation after its controller method.
+ */
+@ApiTags('mcp')
+@Controller('mcp')
+export class McpController {
+  constructor(private readonly servers: McpServerFactory) {}
+
+  @Post()
+  @PublicApi()
+  @MinRole('viewer')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Model Context Protocol over Streamable HTTP (JSON answers, no session): the public API as tools.' })
+  @ApiBody({ schema: JSON_RPC_MESSAGE })
+  @ApiOkResponse({ description: 'The JSON-RPC answer (202 with no body for a notification).', schema: JSON_RPC_ANSWER })
+  async mcp(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const server = this.servers.create({ authorization: req.headers.authorization ?? '', requestId: req.id });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  @Get()
+  @PublicApi()
+  @MinRole('viewer')
+  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no server-sent event stream (405).' })
+  @ApiErrors('method_not_allowed')
+  mcpOpenStream(@Res({ passthrough: true }) res: Response): never {
+    return refuse(res);
+  }
+
+  @Delete()
+  @PublicApi()
+  @MinRole('viewer')
+  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no session to end (405).' })
+  @ApiErrors('method_not_allowed')
+  mcpEndSession(@Res({ passthrough: true }) res: Response): never {
+    return refuse(res);
+  }
+}
+
+function refuse(res: Response): never {
+  res.setHeader('Allow', 'POST');
+  throw new AppError('method_not_allowed', 'The MCP endpoint is stateless: send every message with POST (no event stream, no session).');
+}
