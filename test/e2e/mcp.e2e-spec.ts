@@ -16,7 +16,7 @@ interface ToolAnswer {
 
 const ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50' };
 const VERSION = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
-const TOOLS = ['list_characters', 'create_character', 'generate_content', 'get_content', 'publish', 'get_credits'];
+const TOOLS = ['list_characters', 'create_character', 'generate_content', 'get_content', 'get_job', 'publish', 'get_credits'];
 const ALL_SCOPES = ['characters:read', 'characters:write', 'content:generate', 'content:read', 'content:publish', 'credits:read'];
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 /** An error body without its request id, which differs per request. */
@@ -127,6 +127,15 @@ describe('the MCP server over the public API', () => {
     const contentId = generated.item.id as string;
     expect(ok(await call(client, 'get_credits')).balance).toBeLessThan(before.balance);
 
+    // The job, followed through its own tool until it ends, reads as GET /public/jobs/{id} (and /jobs/{id}) does.
+    const jobId = generated.job.id as string;
+    const done = await waitFor(async () => {
+      const { job } = ok(await call(client, 'get_job', { id: jobId }));
+      return job.status === 'completed' ? job : undefined;
+    }, 40_000, 'the generation job to complete');
+    expect(done).toEqual((await api(server).get(`/public/jobs/${jobId}`).set(bearer(fullKey))).body.job);
+    expect(done).toEqual((await api(server).get(`/jobs/${jobId}`).set(agency.auth)).body.job);
+
     // The job's progress shows on the item: read it through the tool until the autopilot approves it.
     const approved = await waitFor(async () => {
       const { item } = ok(await call(client, 'get_content', { id: contentId }));
@@ -173,6 +182,23 @@ describe('the MCP server over the public API', () => {
     const viaRest = await api(server).get(`/public/content/${missingId('cnt')}`).set(bearer(fullKey));
     expect([viaRest.status, viaMcp.code]).toEqual([404, 'not_found']);
     expect(withoutRequestId(viaMcp)).toEqual(withoutRequestId(viaRest.body));
+  });
+
+  it('answers another workspace\'s job id with the route\'s 404, and a key without content:read with insufficient_scope', async () => {
+    const other = await agencyUser();
+    await grantCredits(server, admin, other.workspace.id, 50);
+    const character = await api(server).post('/characters').set(other.auth).send({ name: 'Other', niche: 'food' });
+    const order = await api(server).post('/content/generate').set(other.auth).send({ character_id: character.body.character.id, platform: 'instagram', prompt: 'Soup' });
+    expect(order.status).toBe(201);
+    const theirJob = order.body.job.id as string;
+    const client = await connect(fullKey);
+    const viaMcp = refusal(await call(client, 'get_job', { id: theirJob }));
+    const viaRest = await api(server).get(`/public/jobs/${theirJob}`).set(bearer(fullKey));
+    expect([viaRest.status, viaMcp.code]).toEqual([404, 'not_found']);
+    expect(withoutRequestId(viaMcp)).toEqual(withoutRequestId(viaRest.body));
+    const creditsOnly = await connect(await createKey(agency, ['credits:read']));
+    expect(refusal(await call(creditsOnly, 'get_job', { id: theirJob })).code).toBe('insufficient_scope');
+    expect((await api(server).get(`/public/jobs/${theirJob}`).set(agency.auth)).status).toBe(401);
   });
 
   it('refuses arguments the input schema refuses before calling the route, and an unknown tool as a JSON-RPC error', async () => {
@@ -222,8 +248,17 @@ describe('the MCP server over the public API', () => {
       return { r, t };
     };
     // Measured within one window: a window that ended in between would refill the budget, so that measure is taken again.
+    // The client's `initialized` notification is posted without waiting for its answer: start once two
+    // reads in a row differ by the second read alone, so nothing of the connect is still counting.
+    let settled = await budget();
+    for (;;) {
+      const next = await budget();
+      const quiet = settled.r - next.r === 1;
+      settled = next;
+      if (quiet) break;
+    }
     for (let attempt = 1; ; attempt += 1) {
-      const before = await budget();
+      const before = attempt === 1 ? settled : await budget();
       ok(await call(client, 'get_credits'));
       await client.listTools();
       const after = await budget();

@@ -15,6 +15,7 @@ import { Jobs } from './job.types.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
 import { PeriodicPasses } from './periodic-jobs.js';
+import { PublicJobsController } from './public-jobs.controller.js';
 import { QueueMetrics } from './queue-metrics.js';
 import { BullTransport } from './transport/bull-transport.js';
 import { InProcessTransport } from './transport/in-process-transport.js';
@@ -43,7 +44,7 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [DiscoveryModule, TypeOrmModule.forFeature([JobEntity])],
-      controllers: [JobsController],
+      controllers: [JobsController, PublicJobsController],
       providers: [
         { provide: QUEUE_ROLE, useValue: role },
         { provide: JOB_TYPES, useValue: jobTypes },

@@ -51,7 +51,7 @@ describe('the MCP tool catalogue', () => {
       expect(t.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
       expect(t.path).toMatch(/^\/public\//);
     }
-    expect(names).toEqual(['list_characters', 'create_character', 'generate_content', 'get_content', 'publish', 'get_credits']);
+    expect(names).toEqual(['list_characters', 'create_character', 'generate_content', 'get_content', 'get_job', 'publish', 'get_credits']);
   });
 
   it('builds each input schema from the path and query parameters and the body, closed, with no $ref left', () => {

@@ -21,6 +21,7 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
   { name: 'create_character', method: 'POST', path: '/public/characters', description: 'Create a character (scope characters:write).' },
   { name: 'generate_content', method: 'POST', path: '/public/generate', description: 'Generate a content item for a character; costs credits and answers the item and its job (scope content:generate).' },
   { name: 'get_content', method: 'GET', path: '/public/content/{id}', description: 'Read a content item, with its status while its job runs (scope content:read).' },
+  { name: 'get_job', method: 'GET', path: '/public/jobs/{id}', description: 'Read a job: status, progress, and the result or error once it ends (scope content:read).' },
   { name: 'publish', method: 'POST', path: '/public/publish', description: 'Publish approved content on a connected platform at once (scope content:publish).' },
   { name: 'get_credits', method: 'GET', path: '/public/credits', description: 'The workspace\'s credit balance and plan (scope credits:read).' },
 ];
