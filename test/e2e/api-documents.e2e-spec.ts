@@ -180,6 +180,9 @@ describe('the API documents of the application', () => {
       if (!op.tags?.length) wrong.push(`${op.label}: no tag`);
       for (const t of op.tags ?? []) if (!declared.get(t)) wrong.push(`${op.label}: tag ${t} not declared with a description`);
       if (!Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s))) wrong.push(`${op.label}: no 2xx (or redirect) response`);
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (/^2\d\d$/.test(status) && status !== '204' && !r.content) wrong.push(`${op.label} ${status}: a success without its content`);
+      }
     }
     expect(wrong).toEqual([]);
     expect(operations.filter((o) => Object.keys(o.responses).some((s) => /^2/.test(s))).length).toBeGreaterThan(operations.length - 10);

@@ -10,7 +10,8 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from './server.js';
  * `validated`). E2E_VALIDATE_RESPONSES=1 checks every file's answers, =0 none.
  */
 const VALIDATED_FILES: readonly string[] = [
-  'api-documents',
+  'access', 'account-mail', 'admin', 'analytics', 'analytics-platforms', 'api-documents', 'api-keys', 'audit-log', 'auth',
+  'billing-allocations', 'billing-sandbox', 'characters',
 ];
 
 function validationOn(): boolean {

@@ -21,3 +21,14 @@ export class JobDoc {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
 }
+
+export class JobEnvelopeDoc {
+  @ApiProperty({ type: JobDoc }) job!: JobDoc;
+}
+
+export class JobListDoc {
+  @ApiProperty({ type: [JobDoc] }) jobs!: JobDoc[];
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
+}

@@ -24,6 +24,8 @@ interface RouteHandler {
 
 /** Where `@ApiOperation()` keeps its options (`@nestjs/swagger`'s DECORATORS.API_OPERATION, not exported). */
 const API_OPERATION_KEY = 'swagger/apiOperation';
+/** Where `@ApiProduces()` keeps its media types (DECORATORS.API_PRODUCES). */
+const API_PRODUCES_KEY = 'swagger/apiProduces';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const RATE_LIMITED = 429;
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
@@ -76,6 +78,7 @@ export function buildOpenApiDocument(app: INestApplication, statuses: ErrorStatu
       handwritten.push(...errorStatusesOf(operation).map((s) => `${s} on ${method.toUpperCase()} ${path}`));
       documentRoute(operation, route, statuses);
       nameOperation(operation, route, path);
+      documentProducedBodies(operation, route);
       if (isOpen(route.rule)) operation.security = [];
       typeIntegerParameters(operation, argumentTypesOf(route));
     }
@@ -89,6 +92,19 @@ export function buildOpenApiDocument(app: INestApplication, statuses: ErrorStatu
   closeInputSchemas(doc);
   declareTags(doc);
   return relativeToServer(doc);
+}
+
+/**
+ * A success a handler writes itself (bytes, a page) has no schema for Swagger to read: the media
+ * types of its `@ApiProduces()` become its content, as a string (binary unless text).
+ */
+function documentProducedBodies(operation: OperationObject, route: RouteHandler): void {
+  const produces = Reflect.getMetadata(API_PRODUCES_KEY, route.handler) as string[] | undefined;
+  if (!produces?.length) return;
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (!/^2\d\d$/.test(status) || status === '204' || !response || isReference(response) || response.content) continue;
+    response.content = Object.fromEntries(produces.map((type) => [type, { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
+  }
 }
 
 /** Open routes (`@Open()`) ask for no credentials: `security: []` overrides any default. */

@@ -73,13 +73,20 @@ export class FollowerPointDoc {
   @ApiProperty({ type: 'integer' }) count!: number;
 }
 
+export class PlatformTotalsDoc extends TotalsDoc {
+  @ApiProperty({ enum: ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] }) platform!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The latest follower count in range.' }) followers!: number | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
+  @ApiProperty() simulated!: boolean;
+}
+
 export class OverviewDoc {
   @ApiProperty({ format: 'date' }) from!: string;
   @ApiProperty({ format: 'date' }) to!: string;
   @ApiProperty({ type: TotalsDoc, description: 'posts, the summed metrics (null when no post reports one) and engagement_rate.' }) totals!: TotalsDoc;
   @ApiProperty({ type: [FollowerPointDoc] }) followers!: FollowerPointDoc[];
   @ApiProperty({ type: [PostMetricsDoc] }) top_posts!: PostMetricsDoc[];
-  @ApiProperty({ description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: Array<Record<string, unknown>>;
+  @ApiProperty({ type: [PlatformTotalsDoc], description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: PlatformTotalsDoc[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
   @ApiProperty() simulated!: boolean;
 }
