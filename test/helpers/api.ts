@@ -11,7 +11,8 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from './server.js';
  */
 const VALIDATED_FILES: readonly string[] = [
   'access', 'account-mail', 'admin', 'analytics', 'analytics-platforms', 'api-documents', 'api-keys', 'audit-log', 'auth',
-  'billing-allocations', 'billing-sandbox', 'characters',
+  'billing-allocations', 'billing-sandbox', 'billing-stripe', 'billing', 'branding', 'characters', 'content-recovery', 'content',
+  'data-rights', 'email-verification', 'idempotency',
 ];
 
 function validationOn(): boolean {

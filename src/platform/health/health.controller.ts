@@ -11,7 +11,7 @@ export class HealthController {
 
   @Get()
   @Open()
-  @ApiOperation({ summary: 'Liveness: the process answers.' })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process answers.' })
   @ApiOkResponse({ schema: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { type: 'string', enum: ['ok'] } } } })
   live() {
     return { status: 'ok' };
@@ -20,7 +20,7 @@ export class HealthController {
   @Get('ready')
   @Open()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Readiness: the database answers, and Redis when configured; else 503 `service_unavailable` within a second.' })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: the database answers, and Redis when configured; else 503 `service_unavailable` within a second.' })
   @ApiOkResponse({
     schema: {
       type: 'object',

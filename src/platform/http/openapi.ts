@@ -70,14 +70,16 @@ export function buildOpenApiDocument(app: INestApplication, statuses: ErrorStatu
   });
   const handlers = routeHandlers(app);
   const handwritten: string[] = [];
+  /** How many paths of each handler were named so far: the first keeps the id, the others are aliases. */
+  const pathsSeen = new Map<string, number>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const route = handlerOf(operation, handlers, `${method.toUpperCase()} ${path}`);
       handwritten.push(...errorStatusesOf(operation).map((s) => `${s} on ${method.toUpperCase()} ${path}`));
-      documentRoute(operation, route, statuses);
-      nameOperation(operation, route, path);
+      documentRoute(operation, route, statuses, method);
+      nameOperation(operation, route, path, pathsSeen);
       documentProducedBodies(operation, route);
       if (isOpen(route.rule)) operation.security = [];
       typeIntegerParameters(operation, argumentTypesOf(route));
@@ -122,9 +124,11 @@ function argumentTypesOf(route: RouteHandler): ClassType[] {
  * The operation's id: the one `@ApiOperation({ operationId })` gives, else `defaultOperationId`;
  * a route served at several paths keeps it on the first and names the others after their path.
  */
-function nameOperation(operation: OperationObject, route: RouteHandler, path: string): void {
+function nameOperation(operation: OperationObject, route: RouteHandler, path: string, pathsSeen: Map<string, number>): void {
   const explicit = explicitOperationId(route.handler);
-  const index = Number(/\[(\d+)\]$/.exec(operation.operationId ?? '')?.[1] ?? 0);
+  const key = `${route.controller.name}.${route.name}`;
+  const index = pathsSeen.get(key) ?? 0;
+  pathsSeen.set(key, index + 1);
   operation.operationId = aliasOperationId(explicit ?? defaultOperationId(route.controller.name, route.name), path, index);
 }
 
@@ -235,14 +239,18 @@ function errorStatusesOf(operation: OperationObject): string[] {
   return Object.keys(operation.responses).filter((status) => Number(status) >= 400);
 }
 
-function documentRoute(operation: OperationObject, route: RouteHandler, statuses: ErrorStatusMap): void {
+/** Methods that carry a body: the body parser refuses one past its limit (413) on any of them. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
+function documentRoute(operation: OperationObject, route: RouteHandler, statuses: ErrorStatusMap, method: string): void {
   const policy = rateLimitPolicyOf(route.rule);
   if (policy) {
     for (const [status, response] of Object.entries(operation.responses)) {
       if (isSuccess(status) && response && !isReference(response)) response.headers = { ...response.headers, ...rateLimitHeaders(false) };
     }
   }
-  const codes = [...declaredErrorCodes(route.controller, route.handler), ...accessErrorCodes(route.rule)];
+  const bodyLimit: ErrorCode[] = BODY_METHODS.has(method) || operation.requestBody ? ['payload_too_large'] : [];
+  const codes = [...declaredErrorCodes(route.controller, route.handler), ...accessErrorCodes(route.rule), ...bodyLimit];
   for (const { status, codes: answered } of groupErrorCodes(codes, statuses)) {
     operation.responses[String(status)] = errorResponse(answered, status === RATE_LIMITED);
   }
