@@ -8,6 +8,7 @@ import { createBacking, startServer, type Backing, type TestServer } from '../he
  */
 
 const PREFIX = '/api/v1';
+/** The document's paths are relative to its server, PREFIX. */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -105,8 +106,9 @@ describe('route access declarations', () => {
     user = await registerUser(server);
     const docs = await root(server).get('/api/docs-json');
     expect(docs.status).toBe(200);
+    expect(docs.body.servers).toEqual([expect.objectContaining({ url: PREFIX })]);
     routes = Object.entries(docs.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      METHODS.filter((m) => ops[m] !== undefined).map((method) => ({ method, path: path.slice(PREFIX.length) })),
+      METHODS.filter((m) => ops[m] !== undefined).map((method) => ({ method, path })),
     );
   });
   afterAll(async () => {

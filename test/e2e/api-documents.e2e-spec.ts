@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
+import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { ApiDocuments } from '../../src/api-documents.js';
 import type { ApiDocumentsProbe } from '../support/api-documents-probe.js';
 
@@ -23,19 +23,36 @@ const LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-
 const SIGN_IN_ROUTES = ['POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh', 'POST /api/v1/auth/verify-email'];
 
 interface Operation {
+  /** `GET /api/v1/characters/{id}`: the method and the full path (the server's prefix and the path). */
   label: string;
+  operationId?: string;
+  tags?: string[];
   responses: Record<string, ResponseObject>;
   security?: unknown[];
+  parameters: Array<{ name: string; in: string; schema?: SchemaObject }>;
+  requestBody?: { content?: Record<string, { schema?: SchemaObject | ReferenceObject }> };
 }
 
 function operationsOf(doc: OpenAPIObject): Operation[] {
+  const prefix = doc.servers?.[0]?.url ?? '';
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     HTTP_METHODS.filter((m) => item[m]).map((m) => ({
-      label: `${m.toUpperCase()} ${path}`,
+      label: `${m.toUpperCase()} ${prefix}${path}`,
+      operationId: item[m]!.operationId,
+      tags: item[m]!.tags,
       responses: item[m]!.responses as Record<string, ResponseObject>,
       security: item[m]!.security,
+      parameters: (item[m]!.parameters ?? []) as Operation['parameters'],
+      requestBody: item[m]!.requestBody as Operation['requestBody'],
     })),
   );
+}
+
+type Schemas = Record<string, SchemaObject>;
+
+/** Every property schema of the document's components, labelled `Schema.property`. */
+function propertiesOf(schemas: Schemas): Array<[string, SchemaObject]> {
+  return Object.entries(schemas).flatMap(([name, s]) => Object.entries(s.properties ?? {}).map(([p, v]) => [`${name}.${p}`, v as SchemaObject] as [string, SchemaObject]));
 }
 
 /** Every `$ref` in a document that does not point at something in it. */
@@ -141,5 +158,102 @@ describe('the API documents of the application', () => {
     expect(files.map((f) => f.slice(dir.length))).toEqual(['/nested/openapi.json', '/nested/asyncapi.json']);
     expect(JSON.parse(readFileSync(files[0], 'utf8'))).toEqual(docs.openapi);
     expect(JSON.parse(readFileSync(files[1], 'utf8'))).toEqual(docs.asyncapi);
+  });
+  it('names every operation with a unique camelCase operationId (no `[0]`/`[1]` of a route served at two paths)', () => {
+    const ids = operations.map((o) => o.operationId ?? `(none on ${o.label})`);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]+$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const byLabel = Object.fromEntries(operations.map((o) => [o.label, o.operationId]));
+    expect(byLabel).toMatchObject({
+      'GET /api/v1/characters': 'listCharacters',
+      'POST /api/v1/characters': 'createCharacter',
+      'GET /api/v1/characters/{id}': 'getCharacter',
+      'POST /api/v1/content/generate': 'generateContent',
+      'GET /api/v1/influencers': 'listCharactersViaInfluencers',
+    });
+  });
+
+  it('tags every operation with a tag the document declares and describes, and documents a success for each', () => {
+    const declared = new Map((docs.openapi.tags ?? []).map((t) => [t.name, t.description]));
+    const wrong: string[] = [];
+    for (const op of operations) {
+      if (!op.tags?.length) wrong.push(`${op.label}: no tag`);
+      for (const t of op.tags ?? []) if (!declared.get(t)) wrong.push(`${op.label}: tag ${t} not declared with a description`);
+      if (!Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s))) wrong.push(`${op.label}: no 2xx (or redirect) response`);
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (/^2\d\d$/.test(status) && status !== '204' && !r.content) wrong.push(`${op.label} ${status}: a success without its content`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(operations.filter((o) => Object.keys(o.responses).some((s) => /^2/.test(s))).length).toBeGreaterThan(operations.length - 10);
+  });
+
+  it('asks no credentials of the open routes (`security: []`) and the right scheme of the others, under a server that prefixes every path', () => {
+    expect(docs.openapi.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
+    expect(Object.keys(docs.openapi.paths).filter((p) => p.startsWith('/api/'))).toEqual([]);
+    const security = Object.fromEntries(operations.map((o) => [o.label, o.security]));
+    for (const open of ['GET /api/v1/health', 'POST /api/v1/auth/login', 'POST /api/v1/auth/register', 'GET /api/v1/media/{key}', 'GET /api/v1/branding',
+      'POST /api/v1/webhooks/stripe', 'GET /api/v1/integrations/{platform}/callback']) {
+      expect([open, security[open]]).toEqual([open, []]);
+    }
+    expect(security['GET /api/v1/characters']).toEqual([{ bearer: [] }]);
+    expect(security['GET /api/v1/public/characters']).toEqual([{ api_key: [] }]);
+    expect(operations.filter((o) => o.security === undefined).map((o) => o.label)).toEqual([]);
+  });
+
+  it('types the validation details as a list of {field, message}, nullable strings as strings, and no free-form object where a shape is known', () => {
+    const schemas = docs.openapi.components!.schemas as Schemas;
+    const details = schemas.ErrorBody.properties!.details as SchemaObject;
+    expect(details.anyOf).toContainEqual(expect.objectContaining({
+      type: 'array',
+      items: expect.objectContaining({ required: ['field', 'message'], properties: { field: expect.objectContaining({ type: 'string' }), message: expect.objectContaining({ type: 'string' }) } }),
+    }));
+    expect(schemas.UpdateBrandingDto.properties!.display_name).toMatchObject({ type: 'string', nullable: true });
+    // A property typed object says what it holds (its properties, or what its values are), or is a nullable reference.
+    const shapeless = propertiesOf(schemas).filter(([, p]) => p.type === 'object' && !p.properties && p.additionalProperties === undefined && !p.allOf);
+    expect(shapeless.map(([label]) => label)).toEqual([]);
+  });
+
+  it('types whole numbers integer: page, page_size, total, counts, in bodies and in queries', () => {
+    const schemas = docs.openapi.components!.schemas as Schemas;
+    const pageFields = propertiesOf(schemas).filter(([label]) => /\.(page|page_size|total)$/.test(label));
+    expect(pageFields.length).toBeGreaterThan(10);
+    expect(pageFields.filter(([, p]) => p.type !== 'integer').map(([label]) => label)).toEqual([]);
+    expect(schemas.TrainLoraDto.properties!.training_steps).toMatchObject({ type: 'integer' });
+    expect(schemas.CreateVariantsDto.properties!.count).toMatchObject({ type: 'integer' });
+    const queries = operations.flatMap((o) => o.parameters.filter((p) => ['page', 'page_size', 'limit'].includes(p.name)).map((p) => [`${o.label} ${p.name}`, p.schema?.type]));
+    expect(queries.length).toBeGreaterThan(20);
+    expect(queries.filter(([, type]) => type !== 'integer')).toEqual([]);
+  });
+
+  it('refuses unknown properties in every request body schema, as the API does (additionalProperties: false)', () => {
+    const schemas = docs.openapi.components!.schemas as Schemas;
+    const open: string[] = [];
+    const seen = new Set<string>();
+    const visit = (s: SchemaObject | ReferenceObject | undefined, where: string): void => {
+      if (!s) return;
+      if ('$ref' in s) {
+        const name = s.$ref.split('/').pop()!;
+        if (seen.has(name)) return;
+        seen.add(name);
+        if (schemas[name].additionalProperties !== false) open.push(`${name} (${where})`);
+        visit(schemas[name], where);
+        return;
+      }
+      for (const p of Object.values(s.properties ?? {})) visit(p, where);
+      if (s.items) visit(s.items, where);
+      for (const x of [...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])]) visit(x, where);
+    };
+    let bodies = 0;
+    for (const op of operations) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        bodies += 1;
+        const s = media.schema;
+        if (s && !('$ref' in s) && (s.type === 'object' || s.properties) && s.additionalProperties !== false) open.push(`${op.label} ${type}`);
+        visit(s, op.label);
+      }
+    }
+    expect(bodies).toBeGreaterThan(40);
+    expect(open).toEqual([]);
   });
 });

@@ -154,12 +154,12 @@ describe('idempotency keys', () => {
   it('documents the header and its errors on the routes that take it', async () => {
     const docs = await root(server).get('/api/docs-json');
     expect(docs.status).toBe(200);
-    for (const [path, method] of [['/api/v1/marketplace/{id}/purchase', 'post'], ['/api/v1/marketplace/listings', 'post'], ['/api/v1/marketplace/{id}/reviews', 'post']]) {
+    for (const [path, method] of [['/marketplace/{id}/purchase', 'post'], ['/marketplace/listings', 'post'], ['/marketplace/{id}/reviews', 'post']]) {
       const op = docs.body.paths[path][method];
       expect(op.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
     }
-    expect(Object.keys(docs.body.paths['/api/v1/marketplace/{id}/purchase'].post.responses)).toEqual(expect.arrayContaining(['201', '401', '402', '403', '404']));
+    expect(Object.keys(docs.body.paths['/marketplace/{id}/purchase'].post.responses)).toEqual(expect.arrayContaining(['201', '401', '402', '403', '404']));
   });
 
   it('keeps a key for at least 24 hours', async () => {

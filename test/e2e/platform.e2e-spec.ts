@@ -55,12 +55,12 @@ describe('HTTP edge', () => {
     const docs = await root(server).get('/api/docs-json');
     expect(docs.status).toBe(200);
     expect(docs.body.openapi).toMatch(/^3\./);
-    expect(Object.keys(docs.body.paths)).toContain('/api/v1/health');
+    expect(Object.keys(docs.body.paths)).toContain('/health');
   });
 
   it('documents the 429 and its headers on a rate-limited route, and serves the AsyncAPI document of the socket', async () => {
     const docs = await root(server).get('/api/docs-json');
-    const credits = docs.body.paths['/api/v1/billing/credits'].get.responses;
+    const credits = docs.body.paths['/billing/credits'].get.responses;
     expect(credits['429'].description).toBe('rate_limited');
     expect(Object.keys(credits['429'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Remaining']));
     const socket = await root(server).get('/api/docs-asyncapi.json');

@@ -1,11 +1,66 @@
+import { expect } from '@jest/globals';
 import request from 'supertest';
 import { mailboxLink, tokenFromLink } from './mail.js';
+import { validatorFor } from './openapi-validator.js';
 import type { TestServer } from './server.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from './server.js';
 
-export const api = (server: TestServer) => request(server.url);
-/** Requests outside the /api/v1 prefix (docs). */
-export const root = (server: TestServer) => request(`http://127.0.0.1:${server.port}`);
+/**
+ * Every answer an e2e file (test/e2e) receives is checked against the served OpenAPI document (see
+ * `validated`); the fault suites (test/faults), whose outages answer what no route documents yet,
+ * are not. E2E_VALIDATE_RESPONSES=1 checks every file's answers, =0 none.
+ */
+function validationOn(): boolean {
+  const setting = process.env.E2E_VALIDATE_RESPONSES;
+  if (setting === '1' || setting === '0') return setting === '1';
+  return (expect.getState().testPath ?? '').includes('/test/e2e/');
+}
+
+/** A drift between an answer and the OpenAPI document, named by operation and status. */
+export class OpenApiDriftError extends Error {
+  override name = 'OpenApiDriftError';
+}
+
+type Agent = ReturnType<typeof request>;
+type Test = ReturnType<Agent['get']>;
+type EndCallback = Parameters<Test['end']>[0];
+const VERBS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'] as const;
+
+/**
+ * supertest against `base`, with every answer checked against the document the server serves
+ * (status documented for the operation, content type, JSON body schema) before the caller sees it:
+ * a drift fails the request with an OpenApiDriftError. Awaiting, `.then` and `.end` all go through
+ * `end`, so the tests call it as plain supertest.
+ */
+function validated(base: string): Agent {
+  const agent = request(base);
+  for (const verb of VERBS) {
+    const original = agent[verb];
+    const make = (url: string): Test => original.call(agent, url);
+    (agent as unknown as Record<string, (url: string) => Test>)[verb] = (url: string) => {
+      const test = make(url);
+      const end = test.end.bind(test);
+      test.end = ((fn: EndCallback) => end((err, res) => {
+        if (!res || !validationOn()) return fn?.(err, res);
+        const { method, url: target } = test as unknown as { method: string; url: string };
+        const body: unknown = res.body;
+        const hasBody = (res.text ?? '').length > 0 || (Buffer.isBuffer(body) && body.length > 0);
+        validatorFor(base)
+          .then((v) => v?.check({ method, url: target, status: res.status, contentType: res.headers['content-type'], body, hasBody }))
+          .then(
+            (problem) => fn?.(err ?? (problem ? new OpenApiDriftError(problem) : null), res),
+            (e: unknown) => fn?.(e instanceof Error ? e : new Error(String(e)), res),
+          );
+      })) as Test['end'];
+      return test;
+    };
+  }
+  return agent;
+}
+
+export const api = (server: TestServer) => validated(server.url);
+/** Requests outside the /api/v1 prefix (docs); answers under the prefix are checked like `api`'s. */
+export const root = (server: TestServer) => validated(`http://127.0.0.1:${server.port}`);
 
 export interface TestUser {
   token: string;

@@ -12,3 +12,4 @@ export * from './edge.js';
 export * from './openapi.js';
 export * from './webhook-precheck.js';
 export * from './json-only.js';
+export * from './job-doc.js';

@@ -114,7 +114,7 @@ describe('buildOpenApiDocument', () => {
     await app?.close();
   });
 
-  it("lists the controller's codes, the method's and the access rule's under their status, each once", () => {
+  it("lists the controller's codes, the method's and the access rule's under their status, each once, and the body limit's on a method with a body", () => {
     const expected = {
       '400': 'validation_failed',
       '401': 'invalid_credentials | unauthorized | session_required',
@@ -123,8 +123,8 @@ describe('buildOpenApiDocument', () => {
       '429': 'rate_limited',
       '500': 'internal_error',
     };
-    expect(descriptions(responsesOf(doc, '/things', 'post'))).toEqual(expected);
-    expect(descriptions(responsesOf(doc, '/mirror', 'post'))).toEqual(expected);
+    expect(descriptions(responsesOf(doc, '/things', 'post'))).toEqual({ ...expected, '413': 'payload_too_large' });
+    expect(descriptions(responsesOf(doc, '/mirror', 'post'))).toEqual({ ...expected, '413': 'payload_too_large' });
     expect(descriptions(responsesOf(doc, '/things', 'get'))).toEqual({ ...expected, '409': undefined });
   });
 

@@ -7,7 +7,9 @@ import { PLAN_LIMITS, PLANS, type ErrorCode } from '../../core/index.js';
 import { ACCESS_KEY, type AccessRule } from '../auth/access.decorator.js';
 import { assertErrorCodesKnown, declaredErrorCodes, ErrorBody, groupErrorCodes } from './api-docs.js';
 import { controllersOf, methodsOf } from './controllers.js';
+import { API_PREFIX } from './edge.js';
 import type { ErrorStatusMap } from './error-status.js';
+import { aliasOperationId, type ClassType, closeInputSchemas, defaultOperationId, fixNullableTypes, typeIntegerParameters, typeIntegers } from './openapi-rules.js';
 
 /** The window a route's requests are counted in: per workspace by plan, or per client address for sign-in. */
 export type RateLimitPolicy = 'plan' | 'auth';
@@ -20,6 +22,10 @@ interface RouteHandler {
   rule: AccessRule | undefined;
 }
 
+/** Where `@ApiOperation()` keeps its options (`@nestjs/swagger`'s DECORATORS.API_OPERATION, not exported). */
+const API_OPERATION_KEY = 'swagger/apiOperation';
+/** Where `@ApiProduces()` keeps its media types (DECORATORS.API_PRODUCES). */
+const API_PRODUCES_KEY = 'swagger/apiProduces';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const RATE_LIMITED = 429;
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
@@ -64,19 +70,112 @@ export function buildOpenApiDocument(app: INestApplication, statuses: ErrorStatu
   });
   const handlers = routeHandlers(app);
   const handwritten: string[] = [];
+  /** How many paths of each handler were named so far: the first keeps the id, the others are aliases. */
+  const pathsSeen = new Map<string, number>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const route = handlerOf(operation, handlers, `${method.toUpperCase()} ${path}`);
       handwritten.push(...errorStatusesOf(operation).map((s) => `${s} on ${method.toUpperCase()} ${path}`));
-      documentRoute(operation, route, statuses);
+      documentRoute(operation, route, statuses, method);
+      nameOperation(operation, route, path, pathsSeen);
+      documentProducedBodies(operation, route);
+      if (isOpen(route.rule)) operation.security = [];
+      typeIntegerParameters(operation, argumentTypesOf(route));
     }
   }
   if (handwritten.length > 0) {
     throw new Error(`error responses written by hand (declare the codes with @ApiErrors instead): ${handwritten.join(', ')}`);
   }
   finishComponents(doc, statuses);
+  typeIntegers(doc);
+  fixNullableTypes(doc);
+  closeInputSchemas(doc);
+  declareTags(doc);
+  return relativeToServer(doc);
+}
+
+/**
+ * A success a handler writes itself (bytes, a page) has no schema for Swagger to read: the media
+ * types of its `@ApiProduces()` become its content, as a string (binary unless text).
+ */
+function documentProducedBodies(operation: OperationObject, route: RouteHandler): void {
+  const produces = Reflect.getMetadata(API_PRODUCES_KEY, route.handler) as string[] | undefined;
+  if (!produces?.length) return;
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (!/^2\d\d$/.test(status) || status === '204' || !response || isReference(response) || response.content) continue;
+    response.content = Object.fromEntries(produces.map((type) => [type, { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
+  }
+}
+
+/** Open routes (`@Open()`) ask for no credentials: `security: []` overrides any default. */
+function isOpen(rule: AccessRule | undefined): boolean {
+  return rule?.surface === 'open';
+}
+
+/** The DTO classes a route's handler takes (body, query, params), as TypeScript emitted them. */
+function argumentTypesOf(route: RouteHandler): ClassType[] {
+  const types = (Reflect.getMetadata('design:paramtypes', route.controller.prototype, route.name) ?? []) as unknown[];
+  return types.filter((t): t is ClassType => typeof t === 'function' && t !== Object && t !== String && t !== Number);
+}
+
+/**
+ * The operation's id: the one `@ApiOperation({ operationId })` gives, else `defaultOperationId`;
+ * a route served at several paths keeps it on the first and names the others after their path.
+ */
+function nameOperation(operation: OperationObject, route: RouteHandler, path: string, pathsSeen: Map<string, number>): void {
+  const explicit = explicitOperationId(route.handler);
+  const key = `${route.controller.name}.${route.name}`;
+  const index = pathsSeen.get(key) ?? 0;
+  pathsSeen.set(key, index + 1);
+  operation.operationId = aliasOperationId(explicit ?? defaultOperationId(route.controller.name, route.name), path, index);
+}
+
+function explicitOperationId(handler: object): string | undefined {
+  return (Reflect.getMetadata(API_OPERATION_KEY, handler) as { operationId?: string } | undefined)?.operationId;
+}
+
+/** A description per tag (one per context); the document declares every tag its operations use. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  admin: 'Platform administration: workspaces, plans, credits, self-hosted inference routing.',
+  analytics: 'Published posts\' metrics and follower counts.',
+  'api-keys': 'Agency API keys and their scopes.',
+  auth: 'Accounts: registration, sign-in, sessions, email, password, two-factor, data rights.',
+  billing: 'Plans, subscriptions, invoices, credits and their ledger.',
+  branding: 'White-label branding served to a custom domain.',
+  characters: 'AI characters (personas) of a workspace and their reference images.',
+  content: 'Generated posts, their variants, videos, queue and calendar.',
+  development: 'Development helpers (the dev mailbox); absent in production.',
+  health: 'Liveness and readiness.',
+  integrations: 'Connections to social platforms (OAuth).',
+  invitations: 'Invitations a user received to join a workspace.',
+  jobs: 'Background jobs and their progress.',
+  lora: 'LoRA training of a character\'s likeness.',
+  marketplace: 'Character listings, purchases and reviews.',
+  media: 'Stored media, by signed key.',
+  moderation: 'Approving and rejecting generated content.',
+  'motion-transfer': 'Motion transfer videos of a character.',
+  operator: 'Operator endpoints: metrics and the queue board.',
+  organizations: 'Workspaces (organizations), members, branding and audit log.',
+  public: 'The agency API (API keys): characters, generation, publishing, credits.',
+  schedule: 'Publishing schedule and history.',
+  'talking-head': 'Talking-head videos of a character.',
+  voice: 'Voices, voice clones and speech.',
+  webhooks: 'Webhooks: received from providers (payments, training) and sent to integrators.',
+};
+
+function declareTags(doc: OpenAPIObject): void {
+  const used = new Set<string>();
+  for (const item of Object.values(doc.paths)) for (const m of HTTP_METHODS) for (const t of item[m]?.tags ?? []) used.add(t);
+  doc.tags = [...used].sort().map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
+}
+
+/** The server is the API's prefix, and the paths are relative to it (`/characters`, not `/api/v1/characters`). */
+function relativeToServer(doc: OpenAPIObject): OpenAPIObject {
+  const prefix = `/${API_PREFIX}`;
+  doc.servers = [{ url: prefix, description: 'This deployment (relative to its public URL).' }];
+  doc.paths = Object.fromEntries(Object.entries(doc.paths).map(([path, item]) => [path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path, item]));
   return doc;
 }
 
@@ -85,6 +184,7 @@ function documentHead(): Omit<OpenAPIObject, 'paths'> {
     .setTitle('Persona Studio API')
     .setDescription(describeApi())
     .setVersion('1')
+    .setLicense('Proprietary', 'https://personastudio.example/terms')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
     .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
     .build();
@@ -115,6 +215,12 @@ function routeHandlers(app: INestApplication): Map<string, RouteHandler> {
       if (found.has(id)) throw new Error(`two controllers are named ${controller.name}: their operations cannot be told apart`);
       const rule = (Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller)) as AccessRule | undefined;
       found.set(id, { controller, name, handler, rule });
+      // Swagger names an operation with an explicit operationId by it instead.
+      const explicit = explicitOperationId(handler);
+      if (explicit) {
+        if (found.has(explicit)) throw new Error(`two routes have the operationId ${explicit}`);
+        found.set(explicit, { controller, name, handler, rule });
+      }
     }
   }
   return found;
@@ -133,14 +239,18 @@ function errorStatusesOf(operation: OperationObject): string[] {
   return Object.keys(operation.responses).filter((status) => Number(status) >= 400);
 }
 
-function documentRoute(operation: OperationObject, route: RouteHandler, statuses: ErrorStatusMap): void {
+/** Methods that carry a body: the body parser refuses one past its limit (413) on any of them. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
+function documentRoute(operation: OperationObject, route: RouteHandler, statuses: ErrorStatusMap, method: string): void {
   const policy = rateLimitPolicyOf(route.rule);
   if (policy) {
     for (const [status, response] of Object.entries(operation.responses)) {
       if (isSuccess(status) && response && !isReference(response)) response.headers = { ...response.headers, ...rateLimitHeaders(false) };
     }
   }
-  const codes = [...declaredErrorCodes(route.controller, route.handler), ...accessErrorCodes(route.rule)];
+  const bodyLimit: ErrorCode[] = BODY_METHODS.has(method) || operation.requestBody ? ['payload_too_large'] : [];
+  const codes = [...declaredErrorCodes(route.controller, route.handler), ...accessErrorCodes(route.rule), ...bodyLimit];
   for (const { status, codes: answered } of groupErrorCodes(codes, statuses)) {
     operation.responses[String(status)] = errorResponse(answered, status === RATE_LIMITED);
   }
@@ -177,6 +287,23 @@ function finishComponents(doc: OpenAPIObject, statuses: ErrorStatusMap): void {
   const properties = errorBody && !('$ref' in errorBody) ? errorBody.properties : undefined;
   if (!properties) throw new Error('the OpenAPI document lacks the ErrorBody schema');
   properties.code = { ...properties.code, enum: Object.keys(statuses) };
+  properties.statusCode = { ...properties.statusCode, type: 'integer' };
+  // validation_failed lists each refused field (see validation.ts); other codes may add an object of facts.
+  properties.details = {
+    description: 'Extra facts. For validation_failed, a list of {field, message}, one per refused field; for other codes, an object (for example retry_after).',
+    anyOf: [
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['field', 'message'],
+          additionalProperties: false,
+          properties: { field: { type: 'string', example: 'name' }, message: { type: 'string', example: 'name must be a string' } },
+        },
+      },
+      { type: 'object', additionalProperties: true },
+    ],
+  };
 }
 
 const integer = (description: string, example: number): HeaderObject => ({ description, schema: { type: 'integer', example } });

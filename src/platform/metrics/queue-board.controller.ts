@@ -22,7 +22,7 @@ export class QueueBoardController {
 
   @Post('session')
   @HttpCode(204)
-  @ApiOperation({ summary: `Set the ${BOARD_COOKIE} cookie that opens the Bull queue board at ${BOARD_PATH} in a browser (admins; needs Redis).` })
+  @ApiOperation({ operationId: 'openQueueBoard', summary: `Set the ${BOARD_COOKIE} cookie that opens the Bull queue board at ${BOARD_PATH} in a browser (admins; needs Redis).` })
   @ApiNoContentResponse({ description: `Cookie set for ${BOARD_COOKIE_SECONDS} s.` })
   openBoard(@CurrentCaller() caller: Caller, @Req() req: Request, @Res({ passthrough: true }) res: Response): void {
     if (!this.config.redisUrl) throw noBoard();

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError, pageBody, pageRequest, type Caller } from '../../core/index.js';
 import { CurrentCaller, Product, MinRole } from '../auth/index.js';
-import { ApiErrors, IdParam } from '../http/index.js';
+import { ApiErrors, IdParam, JobEnvelopeDoc, JobListDoc } from '../http/index.js';
 import { MediaUrls } from '../storage/index.js';
 import { JOB_TYPES } from './handler-registry.js';
 import { toJobBody, type JobBody } from './job-body.js';
@@ -24,7 +24,7 @@ export class JobsController {
   @Product()
   @MinRole('viewer')
   @ApiOperation({ summary: 'The workspace’s jobs, newest first; filter by status (comma list), type and character_id.' })
-  @ApiOkResponse({ description: '{jobs, page, page_size, total}' })
+  @ApiOkResponse({ type: JobListDoc })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed')
   async index(@CurrentCaller() caller: Caller, @Query() q: JobsQueryDto) {
     const page = await this.list.page(caller.workspaceId, toJobsQuery(q, this.jobTypes), pageRequest(q.page, q.page_size));
@@ -35,7 +35,7 @@ export class JobsController {
   @Product()
   @MinRole('viewer')
   @ApiOperation({ summary: 'A job of the caller’s workspace: status, progress, result (with the URLs of what it made) or error.' })
-  @ApiOkResponse({ description: '{job}' })
+  @ApiOkResponse({ type: JobEnvelopeDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async get(@CurrentCaller() caller: Caller, @Param('id', new IdParam('job', 'Job')) id: string): Promise<{ job: JobBody }> {
     const job = await this.jobs.get(caller.workspaceId, id);

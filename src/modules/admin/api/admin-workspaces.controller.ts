@@ -18,7 +18,7 @@ export class AdminWorkspacesController {
   constructor(private readonly admin: AdminWorkspacesService) {}
 
   @Get()
-  @ApiOperation({ summary: "Find workspaces by their owner's email." })
+  @ApiOperation({ operationId: 'searchWorkspaces', summary: "Find workspaces by their owner's email." })
   @ApiOkResponse({ type: AdminWorkspacePage })
   async search(@Query() query: WorkspaceSearchQuery) {
     const page = await this.admin.search(query.email, query.page, query.page_size);
@@ -31,7 +31,7 @@ export class AdminWorkspacesController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: "Change a workspace's plan." })
+  @ApiOperation({ operationId: 'setWorkspacePlan', summary: "Change a workspace's plan." })
   @ApiErrors('not_found')
   @ApiOkResponse({ type: WorkspaceEnvelope })
   async setPlan(@Param('id', WorkspaceId) id: string, @Body() dto: SetPlanDto, @CurrentCaller() caller: Caller) {
@@ -39,7 +39,7 @@ export class AdminWorkspacesController {
   }
 
   @Post(':id/credits')
-  @ApiOperation({ summary: 'Grant (positive) or take (negative) credits, with a reason kept in the ledger.' })
+  @ApiOperation({ operationId: 'adjustWorkspaceCredits', summary: 'Grant (positive) or take (negative) credits, with a reason kept in the ledger.' })
   @ApiErrors('not_found', 'insufficient_credits')
   @ApiCreatedResponse({ type: CreditAdjustmentView })
   async adjustCredits(@Param('id', WorkspaceId) id: string, @Body() dto: AdjustCreditsDto, @CurrentCaller() caller: Caller) {

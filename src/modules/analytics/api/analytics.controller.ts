@@ -18,7 +18,7 @@ export class AnalyticsController {
   @Get('overview')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Totals, follower curve, top posts and per-platform figures over a range of days (default the last 30, at most 366).' })
+  @ApiOperation({ operationId: 'getAnalyticsOverview', summary: 'Totals, follower curve, top posts and per-platform figures over a range of days (default the last 30, at most 366).' })
   @ApiOkResponse({ type: OverviewDoc })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found')
   async overview(@CurrentCaller() caller: Caller, @Query() q: OverviewQuery) {
@@ -29,7 +29,7 @@ export class AnalyticsController {
   @Get('posts')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The latest metrics of each published post in range, sorted and paged.' })
+  @ApiOperation({ operationId: 'listPostAnalytics', summary: 'The latest metrics of each published post in range, sorted and paged.' })
   @ApiOkResponse({ type: PostsPageDoc })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found')
   async posts(@CurrentCaller() caller: Caller, @Query() q: PostsQuery) {

@@ -41,7 +41,7 @@ export class AccountDataController {
   @Product()
   @MinRole('owner')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Start a ZIP export of everything the current workspace holds (3 a day); mailed when ready.' })
+  @ApiOperation({ operationId: 'requestAccountExport', summary: 'Start a ZIP export of everything the current workspace holds (3 a day); mailed when ready.' })
   @ApiAcceptedResponse({ type: ExportResponseView })
   @ApiErrors('unauthorized', 'session_required', 'insufficient_role', 'unsupported_media_type', 'validation_failed', 'rate_limited')
   async requestExport(@CurrentCaller() caller: Caller, @Body() _body: RequestExportDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
@@ -53,7 +53,7 @@ export class AccountDataController {
   @Product()
   @MinRole('owner')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'An export’s status and, once ready, its signed download URL (valid until `expires_at`).' })
+  @ApiOperation({ operationId: 'getAccountExport', summary: 'An export’s status and, once ready, its signed download URL (valid until `expires_at`).' })
   @ApiOkResponse({ type: ExportResponseView })
   @ApiErrors('unauthorized', 'session_required', 'insufficient_role', 'not_found', 'export_expired', 'rate_limited')
   async getExport(@CurrentCaller() caller: Caller, @Param('id', ExportId) id: string) {

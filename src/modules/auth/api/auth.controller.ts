@@ -26,7 +26,7 @@ export class AuthController {
   @Post('register')
   @Open({ authLimit: true })
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Create an account and its Starter workspace with the signup credits; signs in.' })
+  @ApiOperation({ operationId: 'register', summary: 'Create an account and its Starter workspace with the signup credits; signs in.' })
   @ApiCreatedResponse({ type: SignedInView })
   @ApiErrors('email_taken', 'rate_limited', 'not_found', 'invitation_expired', 'invitation_email_mismatch')
   async register(@Body() dto: RegisterDto, @Req() req: Request) {
@@ -41,7 +41,7 @@ export class AuthController {
   @Open({ authLimit: true })
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Sign in with email and password. With two-factor on, no session yet: `{mfa_required: true, mfa_token}` for POST /auth/mfa/verify.' })
+  @ApiOperation({ operationId: 'login', summary: 'Sign in with email and password. With two-factor on, no session yet: `{mfa_required: true, mfa_token}` for POST /auth/mfa/verify.' })
   @ApiExtraModels(SignedInView, MfaChallengeView)
   @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(SignedInView) }, { $ref: getSchemaPath(MfaChallengeView) }] } })
   @ApiErrors('invalid_credentials', 'forbidden', 'rate_limited')
@@ -56,7 +56,7 @@ export class AuthController {
   @Open({ authLimit: true })
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Trade a refresh token for a new token pair; a reused token ends its session.' })
+  @ApiOperation({ operationId: 'refreshSession', summary: 'Trade a refresh token for a new token pair; a reused token ends its session.' })
   @ApiOkResponse({ type: SignedInView })
   @ApiErrors('invalid_refresh_token', 'refresh_token_reused', 'rate_limited')
   async refresh(@Body() dto: RefreshDto, @Req() req: Request) {
@@ -66,7 +66,7 @@ export class AuthController {
   @Get('me')
   @Product({ mfaExempt: true })
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The signed-in user and their workspace.' })
+  @ApiOperation({ operationId: 'getMe', summary: 'The signed-in user and their workspace.' })
   @ApiOkResponse({ type: MeView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async me(@CurrentCaller() caller: Caller) {
@@ -91,7 +91,7 @@ export class AuthController {
   @Product({ mfaExempt: true })
   @MinRole('viewer')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End the session: its access and refresh tokens stop working at once.' })
+  @ApiOperation({ operationId: 'logout', summary: 'End the session: its access and refresh tokens stop working at once.' })
   @ApiNoContentResponse({ description: 'Signed out.' })
   @ApiErrors('unauthorized', 'session_required')
   async logout(@CurrentCaller() caller: Caller, @Body() dto: LogoutDto): Promise<void> {

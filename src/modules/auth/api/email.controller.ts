@@ -40,7 +40,7 @@ export class EmailController {
   @Product()
   @MinRole('viewer')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Mail a new verification link to your address (24 h). At most 5 such mails an hour, the one sent at sign-up included.' })
+  @ApiOperation({ operationId: 'requestEmailVerification', summary: 'Mail a new verification link to your address (24 h). At most 5 such mails an hour, the one sent at sign-up included.' })
   @ApiAcceptedResponse({ type: VerificationSentView })
   @ApiErrors('unauthorized', 'session_required', 'email_already_verified', 'rate_limited')
   async requestVerification(@CurrentCaller() caller: Caller, @Res({ passthrough: true }) res: Response): Promise<VerificationSentView> {

@@ -28,7 +28,7 @@ export class SessionsController {
   @Product({ mfaExempt: true })
   @MinRole('viewer')
   @HttpCode(200)
-  @ApiOperation({ summary: 'End every session of yours but this one: their tokens stop working and their sockets close at once.' })
+  @ApiOperation({ operationId: 'revokeOtherSessions', summary: 'End every session of yours but this one: their tokens stop working and their sockets close at once.' })
   @ApiOkResponse({ type: RevokedView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async revokeOthers(@CurrentCaller() caller: Caller): Promise<RevokedView> {
@@ -49,7 +49,7 @@ export class SessionsController {
   @Put('preferences')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Your account preferences: `sign_in_alerts` emails you on a sign-in from a new device (off by default).' })
+  @ApiOperation({ operationId: 'updatePreferences', summary: 'Your account preferences: `sign_in_alerts` emails you on a sign-in from a new device (off by default).' })
   @ApiOkResponse({ type: PreferencesView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async preferences(@CurrentCaller() caller: Caller, @Body() dto: PreferencesDto): Promise<PreferencesView> {

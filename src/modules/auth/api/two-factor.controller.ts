@@ -36,7 +36,7 @@ export class TwoFactorController {
   @Get()
   @Product({ mfaExempt: true })
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Whether two-factor sign-in is on (or set up and pending) and how many recovery codes are left.' })
+  @ApiOperation({ operationId: 'getTwoFactorStatus', summary: 'Whether two-factor sign-in is on (or set up and pending) and how many recovery codes are left.' })
   @ApiOkResponse({ type: MfaStatusView })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async status(@CurrentCaller() caller: Caller) {
@@ -48,7 +48,7 @@ export class TwoFactorController {
   @MinRole('viewer')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'A new TOTP secret and its otpauth URI (issuer Persona Studio); pending until enabled with a code. Again replaces a pending one.' })
+  @ApiOperation({ operationId: 'setupTotp', summary: 'A new TOTP secret and its otpauth URI (issuer Persona Studio); pending until enabled with a code. Again replaces a pending one.' })
   @ApiOkResponse({ type: TotpSetupView })
   @ApiErrors('unauthorized', 'session_required', 'mfa_already_enabled', 'rate_limited')
   async setup(@CurrentCaller() caller: Caller) {
@@ -60,7 +60,7 @@ export class TwoFactorController {
   @MinRole('viewer')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Confirm the pending secret with a current code: two-factor goes on; answers 10 one-time recovery codes, shown this once.' })
+  @ApiOperation({ operationId: 'enableTotp', summary: 'Confirm the pending secret with a current code: two-factor goes on; answers 10 one-time recovery codes, shown this once.' })
   @ApiOkResponse({ type: RecoveryCodesView })
   @ApiErrors('unauthorized', 'session_required', 'invalid_mfa_code', 'mfa_setup_required', 'mfa_already_enabled', 'rate_limited')
   async enable(@CurrentCaller() caller: Caller, @Body() dto: EnableTotpDto, @Res({ passthrough: true }) res: Response) {

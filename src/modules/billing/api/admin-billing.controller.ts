@@ -15,7 +15,7 @@ export class AdminBillingController {
 
   @Post('reconcile')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Reconcile every workspace with a customer at the payment provider (subscribed, or whose webhooks were lost); drift found is mended, logged and counted.' })
+  @ApiOperation({ operationId: 'reconcileBilling', summary: 'Reconcile every workspace with a customer at the payment provider (subscribed, or whose webhooks were lost); drift found is mended, logged and counted.' })
   @ApiOkResponse({ type: ReconciliationView })
   reconcile() {
     return this.reconciliation.reconcile();

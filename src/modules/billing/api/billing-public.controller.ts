@@ -14,7 +14,7 @@ export class BillingPublicController {
   @Get('credits')
   @PublicApi('credits:read')
   @MinRole('viewer')
-  @ApiOperation({ summary: "Credit check for an API key's workspace." })
+  @ApiOperation({ operationId: 'getPublicCredits', summary: "Credit check for an API key's workspace." })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'rate_limited')
   @ApiOkResponse({ type: CreditsView })
   async credits(@CurrentCaller() caller: Caller) {

@@ -27,7 +27,7 @@ export class BillingController {
   @Get('plans')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The plans (price, monthly credits, limits) and the credit packs.' })
+  @ApiOperation({ operationId: 'listPlans', summary: 'The plans (price, monthly credits, limits) and the credit packs.' })
   @ApiErrors('payment_provider_unavailable')
   @ApiOkResponse({ type: CatalogueView })
   async plans() {
@@ -37,7 +37,7 @@ export class BillingController {
   @Get('subscription')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: "The workspace's plan, subscription and both credit buckets (this period's allocation, purchased credits)." })
+  @ApiOperation({ operationId: 'getSubscription', summary: "The workspace's plan, subscription and both credit buckets (this period's allocation, purchased credits)." })
   @ApiOkResponse({ type: SubscriptionView })
   async subscription(@CurrentCaller() caller: Caller) {
     return subscriptionBody(await this.billing.subscription(caller.workspaceId, caller.plan));
@@ -46,7 +46,7 @@ export class BillingController {
   @Get('invoices')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: "The workspace's invoices, newest first (cursor paging)." })
+  @ApiOperation({ operationId: 'listInvoices', summary: "The workspace's invoices, newest first (cursor paging)." })
   @ApiErrors('validation_failed', 'payment_provider_unavailable')
   @ApiOkResponse({ type: InvoicePageView })
   async invoices(@CurrentCaller() caller: Caller, @Query() query: InvoicesQuery) {
@@ -58,7 +58,7 @@ export class BillingController {
   @HttpCode(200)
   @Product({ verifiedEmail: true })
   @MinRole('admin')
-  @ApiOperation({
+  @ApiOperation({ operationId: 'createCheckout',
     summary: 'Subscribe to a plan or buy a credit pack: answers the hosted checkout page. With a subscription, a plan changes it instead: '
       + 'an upgrade at once (prorated), a downgrade at the period’s end; the current plan takes a pending downgrade back.',
   })
@@ -77,7 +77,7 @@ export class BillingController {
   @HttpCode(200)
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: "The payment provider's customer portal (cards, invoices, cancel)." })
+  @ApiOperation({ operationId: 'openBillingPortal', summary: "The payment provider's customer portal (cards, invoices, cancel)." })
   @ApiErrors('insufficient_role', 'payment_provider_unavailable')
   @ApiOkResponse({ type: UrlView })
   portal(@CurrentCaller() caller: Caller) {
@@ -88,7 +88,7 @@ export class BillingController {
   @HttpCode(200)
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Cancel at the end of the period: the plan and its credits stay until then, then the workspace is on Starter.' })
+  @ApiOperation({ operationId: 'cancelSubscription', summary: 'Cancel at the end of the period: the plan and its credits stay until then, then the workspace is on Starter.' })
   @ApiErrors('insufficient_role', 'no_subscription', 'payment_provider_unavailable')
   @ApiOkResponse({ type: SubscriptionView })
   async cancel(@CurrentCaller() caller: Caller) {
@@ -100,7 +100,7 @@ export class BillingController {
   @HttpCode(200)
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Take a cancel back before the period ends.' })
+  @ApiOperation({ operationId: 'resumeSubscription', summary: 'Take a cancel back before the period ends.' })
   @ApiErrors('insufficient_role', 'no_subscription', 'payment_provider_unavailable')
   @ApiOkResponse({ type: SubscriptionView })
   async resume(@CurrentCaller() caller: Caller) {
@@ -116,7 +116,7 @@ export class BillingController {
   @Get('credits')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: "The workspace's credit balance, plan and character limit." })
+  @ApiOperation({ operationId: 'getCredits', summary: "The workspace's credit balance, plan and character limit." })
   @ApiOkResponse({ type: CreditsView })
   async credits(@CurrentCaller() caller: Caller) {
     const s = await this.billing.summary(caller.workspaceId, caller.plan);
@@ -126,7 +126,7 @@ export class BillingController {
   @Get('ledger')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The append-only credit ledger, newest first.' })
+  @ApiOperation({ operationId: 'listLedgerEntries', summary: 'The append-only credit ledger, newest first.' })
   @ApiOkResponse({ type: LedgerPageView })
   async ledger(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     const page = await this.billing.history(caller.workspaceId, query.page, query.page_size);

@@ -73,7 +73,7 @@ export class CharactersController {
   @HttpCode(200)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Make this the default character; the previous default is unset.' })
+  @ApiOperation({ operationId: 'makeDefaultCharacter', summary: 'Make this the default character; the previous default is unset.' })
   @ApiOkResponse({ type: CharacterEnvelope })
   @ApiErrors('unauthorized', 'not_found')
   async makeDefault(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {

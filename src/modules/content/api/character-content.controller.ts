@@ -26,7 +26,7 @@ export class CharacterContentController {
   @Get('queue')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s content queue (as GET /content/queue?character_id=).' })
+  @ApiOperation({ operationId: 'getCharacterContentQueue', summary: 'The character’s content queue (as GET /content/queue?character_id=).' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async queue(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterQueueQueryDto) {
@@ -36,7 +36,7 @@ export class CharacterContentController {
   @Get('calendar')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s calendar, in its time zone (as GET /content/calendar?character_id=).' })
+  @ApiOperation({ operationId: 'getCharacterContentCalendar', summary: 'The character’s calendar, in its time zone (as GET /content/calendar?character_id=).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async calendar(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() q: CharacterCalendarQueryDto) {
@@ -47,7 +47,7 @@ export class CharacterContentController {
   @HttpCode(202)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Plan a week for the character (as POST /content/generate-week).' })
+  @ApiOperation({ operationId: 'generateCharacterWeek', summary: 'Plan a week for the character (as POST /content/generate-week).' })
   @ApiAcceptedResponse({ type: JobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generateWeek(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: WeekPlanFieldsDto) {

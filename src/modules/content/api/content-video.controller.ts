@@ -23,7 +23,7 @@ export class ContentVideoController {
   @HttpCode(202)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Generate a video post (5-60 s, default 8; 9:16, 1:1 or 16:9). Charged per second.' })
+  @ApiOperation({ operationId: 'generateVideo', summary: 'Generate a video post (5-60 s, default 8; 9:16, 1:1 or 16:9). Charged per second.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'insufficient_credits')
   async generate(@CurrentCaller() caller: Caller, @Body() dto: GenerateVideoDto) {
@@ -33,7 +33,7 @@ export class ContentVideoController {
   @Get(':id/status')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Status of a video item: its job and, once made, the video.' })
+  @ApiOperation({ operationId: 'getVideoStatus', summary: 'Status of a video item: its job and, once made, the video.' })
   @ApiOkResponse({ type: VideoStatusDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async status(@CurrentCaller() caller: Caller, @Param('id', new IdParam('cnt', 'Video')) id: string) {

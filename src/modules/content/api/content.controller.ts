@@ -73,7 +73,7 @@ export class ContentController {
   @Get('queue')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Content waiting for work or review; by planned time, oldest first.' })
+  @ApiOperation({ operationId: 'getContentQueue', summary: 'Content waiting for work or review; by planned time, oldest first.' })
   @ApiOkResponse({ type: ItemListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async queue(@CurrentCaller() caller: Caller, @Query() q: QueueQueryDto) {
@@ -83,7 +83,7 @@ export class ContentController {
   @Get('calendar')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Planned content by local day (at most 62 days; default this week).' })
+  @ApiOperation({ operationId: 'getContentCalendar', summary: 'Planned content by local day (at most 62 days; default this week).' })
   @ApiOkResponse({ type: CalendarDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async calendar(@CurrentCaller() caller: Caller, @Query() q: CalendarQueryDto) {

@@ -47,7 +47,7 @@ export class LoraController {
   @Get(':id/lora/status')
   @Product(PAID)
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The training’s status, progress and job: the cheap read to poll.' })
+  @ApiOperation({ operationId: 'getLoraStatus', summary: 'The training’s status, progress and job: the cheap read to poll.' })
   @ApiOkResponse({ type: LoraStatusDoc })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
   async status(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
@@ -58,7 +58,7 @@ export class LoraController {
   @Product(PAID)
   @MinRole('editor')
   @UseInterceptors(AnyFilesInterceptor({ limits: UPLOAD_LIMITS }))
-  @ApiOperation({
+  @ApiOperation({ operationId: 'addLoraImages',
     summary: `Add training images: up to ${FILES_PER_REQUEST} multipart file parts named images, image or file (JPEG, PNG or WebP by their bytes, at most 10 MiB each), `
       + `or JSON {"from_reference_images": true} to copy the character’s reference images. At most ${MAX_TRAINING_IMAGES} in all; frozen while a training is queued or running.`,
   })
@@ -94,7 +94,7 @@ export class LoraController {
   @Get(':id/lora/images')
   @Product(PAID)
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s training images, oldest first.' })
+  @ApiOperation({ operationId: 'listLoraImages', summary: 'The character’s training images, oldest first.' })
   @ApiOkResponse({ type: TrainingImagesDoc })
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found')
   async listImages(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
@@ -105,7 +105,7 @@ export class LoraController {
   @HttpCode(204)
   @Product(PAID)
   @MinRole('editor')
-  @ApiOperation({ summary: 'Remove one training image (not while a training is queued or running).' })
+  @ApiOperation({ operationId: 'deleteLoraImage', summary: 'Remove one training image (not while a training is queued or running).' })
   @ApiNoContentResponse()
   @ApiErrors('unauthorized', 'session_required', 'plan_required', 'not_found', 'training_in_progress')
   async removeImage(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('imageId', new IdParam('limg', 'Training image')) imageId: string) {

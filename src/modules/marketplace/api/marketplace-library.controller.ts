@@ -19,7 +19,7 @@ export class MarketplaceLibraryController {
   @Get('my-listings')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: "The seller dashboard: the workspace's listings (not removed ones), newest first, with sales and credits earned." })
+  @ApiOperation({ operationId: 'listMyListings', summary: "The seller dashboard: the workspace's listings (not removed ones), newest first, with sales and credits earned." })
   @ApiOkResponse({ type: MyListingsBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async myListings(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<MyListingsBody> {
@@ -36,7 +36,7 @@ export class MarketplaceLibraryController {
   @Get('my-purchases')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: "The buyer's library: the workspace's purchases, newest first, each with its listing." })
+  @ApiOperation({ operationId: 'listMyPurchases', summary: "The buyer's library: the workspace's purchases, newest first, each with its listing." })
   @ApiOkResponse({ type: MyPurchasesBody })
   @ApiErrors('unauthorized', 'session_required', 'rate_limited')
   async myPurchases(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<MyPurchasesBody> {

@@ -41,7 +41,7 @@ export class MarketplaceController {
   @Get(':id')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'One listing: any active one, or one of your own that is not removed.' })
+  @ApiOperation({ operationId: 'getMarketplaceListing', summary: 'One listing: any active one, or one of your own that is not removed.' })
   @ApiOkResponse({ type: ListingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async get(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string): Promise<ListingEnvelope> {
@@ -52,7 +52,7 @@ export class MarketplaceController {
   @Product({ verifiedEmail: true })
   @MinRole('admin')
   @Idempotent()
-  @ApiOperation({
+  @ApiOperation({ operationId: 'purchaseListing',
     summary: 'Buy a listing: pay price_credits, get a clone of its template. Checks in order: 404, own listing, not active, already bought, character limit, credits.',
   })
   @ApiCreatedResponse({ type: PurchaseResultBody })
@@ -65,7 +65,7 @@ export class MarketplaceController {
   @Product()
   @MinRole('admin')
   @Idempotent()
-  @ApiOperation({ summary: 'Review a listing you bought, once per workspace; the rating joins its average.' })
+  @ApiOperation({ operationId: 'reviewListing', summary: 'Review a listing you bought, once per workspace; the rating joins its average.' })
   @ApiCreatedResponse({ type: ReviewResultBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'forbidden', 'invalid_state_transition', 'rate_limited')
   async review(@CurrentCaller() caller: Caller, @Param('id', new IdParam('mkt', 'Listing')) id: string, @Body() body: CreateReviewDto): Promise<ReviewResultBody> {

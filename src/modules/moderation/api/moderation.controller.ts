@@ -25,7 +25,7 @@ export class ModerationController {
   @HttpCode(200)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Approve (from ready or rejected).' })
+  @ApiOperation({ operationId: 'approveContent', summary: 'Approve (from ready or rejected).' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async approve(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
@@ -36,7 +36,7 @@ export class ModerationController {
   @HttpCode(200)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Reject (from ready or approved), with an optional reason.' })
+  @ApiOperation({ operationId: 'rejectContent', summary: 'Reject (from ready or approved), with an optional reason.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async reject(
@@ -52,7 +52,7 @@ export class ModerationController {
   @HttpCode(202)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Generate again (from ready, rejected, failed or approved): a new job and a new charge.' })
+  @ApiOperation({ operationId: 'regenerateContent', summary: 'Generate again (from ready, rejected, failed or approved): a new job and a new charge.' })
   @ApiAcceptedResponse({ type: ItemAndJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition', 'insufficient_credits')
   async regenerate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('contentId', ContentId()) contentId: string) {
@@ -63,7 +63,7 @@ export class ModerationController {
   @HttpCode(200)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Approve one medium; when all are approved the item is approved.' })
+  @ApiOperation({ operationId: 'approveContentMedia', summary: 'Approve one medium; when all are approved the item is approved.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async approveMedia(
@@ -79,7 +79,7 @@ export class ModerationController {
   @HttpCode(200)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Reject one medium.' })
+  @ApiOperation({ operationId: 'rejectContentMedia', summary: 'Reject one medium.' })
   @ApiOkResponse({ type: ItemEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'invalid_state_transition')
   async rejectMedia(

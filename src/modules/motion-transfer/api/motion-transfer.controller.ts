@@ -87,7 +87,7 @@ export class MotionTransferController {
   @Get(':id/motion-transfers')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s motion transfers, newest first.' })
+  @ApiOperation({ operationId: 'listMotionTransfers', summary: 'The character’s motion transfers, newest first.' })
   @ApiOkResponse({ type: MotionTransferListBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async list(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() query: PageQueryDto) {

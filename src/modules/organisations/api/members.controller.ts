@@ -48,14 +48,14 @@ export class MembersController {
 
   @Delete('organizations/:id/invitations/:invitationId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke a pending invitation; its id and token stop working. Owner.' })
+  @ApiOperation({ operationId: 'revokeInvitation', summary: 'Revoke a pending invitation; its id and token stop working. Owner.' })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revoke(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('invitationId', INVITATION) invitationId: string): Promise<void> {
     await this.members.revokeInvitation(id, caller.userId, invitationId);
   }
 
   @Put('organizations/:id/members/:userId')
-  @ApiOperation({ summary: "Change a member's role. Owner; the last owner cannot be demoted." })
+  @ApiOperation({ operationId: 'changeMemberRole', summary: "Change a member's role. Owner; the last owner cannot be demoted." })
   @ApiOkResponse({ type: MemberBody })
   @ApiErrors('last_owner')
   async changeRole(@CurrentCaller() caller: Caller, @Param('id', WS) id: string, @Param('userId', USER) userId: string, @Body() dto: ChangeRoleDto): Promise<MemberBody> {

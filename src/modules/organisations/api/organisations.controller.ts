@@ -56,7 +56,7 @@ export class OrganisationsController {
   }
 
   @Get(':id/audit-log')
-  @ApiOperation({ summary: "The workspace's audit log, newest first (admin)." })
+  @ApiOperation({ operationId: 'listAuditLog', summary: "The workspace's audit log, newest first (admin)." })
   @ApiOkResponse({ type: AuditLogBody })
   @ApiErrors('not_found')
   async auditLog(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Query() q: AuditLogQueryDto): Promise<AuditLogBody> {

@@ -37,7 +37,7 @@ export class ContentScheduleController {
   @HttpCode(200)
   @Idempotent()
   @ApiOkResponse({ type: PublishOutcomeBody })
-  @ApiOperation({ summary: 'Create (or move to now) the pending post of approved content on a platform, and publish it at once.' })
+  @ApiOperation({ operationId: 'publishContent', summary: 'Create (or move to now) the pending post of approved content on a platform, and publish it at once.' })
   @ApiErrors('unauthorized', 'api_key_required', 'plan_required', 'insufficient_scope', 'validation_failed', 'not_found', 'content_not_approved', 'integration_not_connected', 'invalid_state_transition', 'upstream_failed', 'rate_limited')
   async publish(@CurrentCaller() caller: Caller, @Body() dto: PublicPublishDto): Promise<PublishOutcomeBody> {
     return toPublishOutcomeBody(await this.publishing.publishContent(caller, dto.content_id, dto.platform));

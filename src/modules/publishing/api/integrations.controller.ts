@@ -35,7 +35,7 @@ export class IntegrationsController {
   @Get('auth-url')
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'The OAuth consent URL (signed single-use state, 10 minutes; PKCE where supported).' })
+  @ApiOperation({ operationId: 'getIntegrationAuthUrl', summary: 'The OAuth consent URL (signed single-use state, 10 minutes; PKCE where supported).' })
   @ApiOkResponse({ type: AuthUrlBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'rate_limited')
   async authUrl(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform, @Query() q: AuthUrlQueryDto): Promise<AuthUrlBody> {
@@ -44,7 +44,7 @@ export class IntegrationsController {
 
   @Get('callback')
   @Open({ authLimit: true })
-  @ApiOperation({ summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=; the body is a page in the workspace\'s branding with the same link.' })
+  @ApiOperation({ operationId: 'completeIntegrationOAuth', summary: 'Where the platform returns the user: exchanges the code, then 302 to the app path with ?connected= or ?error=; the body is a page in the workspace\'s branding with the same link.' })
   @ApiQuery({ name: 'code', required: false })
   @ApiQuery({ name: 'state', required: false })
   @ApiQuery({ name: 'error', required: false, description: 'Set by the platform when the user declined. Other parameters platforms add are ignored.' })
@@ -66,7 +66,7 @@ export class IntegrationsController {
   @Get('sandbox-consent')
   @Open({ authLimit: true })
   @Redirect()
-  @ApiOperation({ summary: 'Sandbox mode only: the built-in consent screen, agreed at once; 302 to the callback.' })
+  @ApiOperation({ operationId: 'giveSandboxIntegrationConsent', summary: 'Sandbox mode only: the built-in consent screen, agreed at once; 302 to the callback.' })
   @ApiFoundResponse({ description: 'To the callback with a sandbox code.' })
   @ApiErrors('not_found', 'validation_failed', 'rate_limited')
   sandboxConsent(@Param('platform', PlatformParam) platform: Platform, @Query() q: SandboxConsentQueryDto): { url: string; statusCode: number } {
@@ -87,7 +87,7 @@ export class IntegrationsController {
   @Get('boards')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Pinterest: the boards of the connected account.' })
+  @ApiOperation({ operationId: 'listIntegrationBoards', summary: 'Pinterest: the boards of the connected account.' })
   @ApiOkResponse({ type: BoardsBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'integration_not_connected', 'upstream_failed', 'rate_limited')
   async boards(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform): Promise<BoardsBody> {
@@ -97,7 +97,7 @@ export class IntegrationsController {
   @Patch('default-board')
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Pinterest: the board pins go to.' })
+  @ApiOperation({ operationId: 'setIntegrationDefaultBoard', summary: 'Pinterest: the board pins go to.' })
   @ApiOkResponse({ type: IntegrationEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'integration_not_connected', 'upstream_failed', 'rate_limited')
   async defaultBoard(@CurrentCaller() caller: Caller, @Param('platform', PlatformParam) platform: Platform, @Body() body: DefaultBoardDto): Promise<IntegrationEnvelope> {

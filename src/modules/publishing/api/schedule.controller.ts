@@ -46,7 +46,7 @@ export class ScheduleController {
   @Get()
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Scheduled posts, soonest first; default the pending ones.' })
+  @ApiOperation({ operationId: 'listScheduledPosts', summary: 'Scheduled posts, soonest first; default the pending ones.' })
   @ApiOkResponse({ type: ScheduledPostPageBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
   async list(@CurrentCaller() caller: Caller, @Query() q: PostQueryDto) {
@@ -57,7 +57,7 @@ export class ScheduleController {
   @Get('history')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Published, failed and cancelled posts, newest first.' })
+  @ApiOperation({ operationId: 'listPublishingHistory', summary: 'Published, failed and cancelled posts, newest first.' })
   @ApiOkResponse({ type: ScheduledPostPageBody })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'rate_limited')
   async history(@CurrentCaller() caller: Caller, @Query() q: PostQueryDto) {
@@ -78,7 +78,7 @@ export class ScheduleController {
   @Patch(':id')
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.', description: 'A new scheduled_at up to 60 s in the past is taken as now; older is 400. Rescheduling needs the platform connected; cancelling does not.' })
+  @ApiOperation({ operationId: 'updateScheduledPost', summary: 'Reschedule (scheduled_at) or cancel (status: "cancelled") a pending post.', description: 'A new scheduled_at up to 60 s in the past is taken as now; older is 400. Rescheduling needs the platform connected; cancelling does not.' })
   @ApiOkResponse({ type: ScheduledPostEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'validation_failed', 'not_found', 'integration_not_connected', 'invalid_state_transition', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string, @Body() dto: UpdatePostDto) {
@@ -90,7 +90,7 @@ export class ScheduleController {
   @MinRole('editor')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Publish a pending post at once; the content becomes published and its variants lock.' })
+  @ApiOperation({ operationId: 'publishScheduledPostNow', summary: 'Publish a pending post at once; the content becomes published and its variants lock.' })
   @ApiOkResponse({ type: PublishOutcomeBody })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'content_not_approved', 'integration_not_connected', 'invalid_state_transition', 'upstream_failed', 'rate_limited')
   async publishNow(@CurrentCaller() caller: Caller, @Param('id', PostId()) id: string): Promise<PublishOutcomeBody> {

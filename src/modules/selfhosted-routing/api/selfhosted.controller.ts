@@ -27,14 +27,14 @@ export class SelfHostedController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'The routing setting, every endpoint with its live telemetry, and routing stats.' })
+  @ApiOperation({ operationId: 'getSelfHostedOverview', summary: 'The routing setting, every endpoint with its live telemetry, and routing stats.' })
   @ApiOkResponse({ type: RoutingOverviewBody })
   async overview() {
     return overviewBody(await this.admin.overview(), this.healthTtlMs);
   }
 
   @Put('routing')
-  @ApiOperation({ summary: 'Turn routing on or off and set the share of image jobs tried self-hosted.' })
+  @ApiOperation({ operationId: 'setSelfHostedRouting', summary: 'Turn routing on or off and set the share of image jobs tried self-hosted.' })
   @ApiErrors('validation_failed')
   @ApiOkResponse({ type: RoutingEnvelope })
   async setRouting(@Body() dto: SetRoutingDto, @CurrentCaller() caller: Caller) {
@@ -43,14 +43,14 @@ export class SelfHostedController {
 
   @Post('refresh')
   @HttpCode(200)
-  @ApiOperation({ summary: "Probe every active endpoint's health now; answers as GET does." })
+  @ApiOperation({ operationId: 'refreshSelfHostedEndpoints', summary: "Probe every active endpoint's health now; answers as GET does." })
   @ApiOkResponse({ type: RoutingOverviewBody })
   async refresh() {
     return overviewBody(await this.admin.refresh(), this.healthTtlMs);
   }
 
   @Post('endpoints')
-  @ApiOperation({ summary: 'Register a self-hosted endpoint (AUTOMATIC1111/Forge or ComfyUI).' })
+  @ApiOperation({ operationId: 'createSelfHostedEndpoint', summary: 'Register a self-hosted endpoint (AUTOMATIC1111/Forge or ComfyUI).' })
   @ApiErrors('validation_failed')
   @ApiCreatedResponse({ type: EndpointEnvelope })
   async create(@Body() dto: CreateEndpointDto, @CurrentCaller() caller: Caller) {
@@ -71,7 +71,7 @@ export class SelfHostedController {
   }
 
   @Patch('endpoints/:id')
-  @ApiOperation({ summary: "Change an endpoint's settings; `api_key: null` removes its key." })
+  @ApiOperation({ operationId: 'updateSelfHostedEndpoint', summary: "Change an endpoint's settings; `api_key: null` removes its key." })
   @ApiErrors('validation_failed', 'not_found')
   @ApiOkResponse({ type: EndpointEnvelope })
   async update(@Param('id', EndpointId) id: string, @Body() dto: UpdateEndpointDto, @CurrentCaller() caller: Caller) {
@@ -91,7 +91,7 @@ export class SelfHostedController {
 
   @Delete('endpoints/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove an endpoint; jobs running on it finish there.' })
+  @ApiOperation({ operationId: 'deleteSelfHostedEndpoint', summary: 'Remove an endpoint; jobs running on it finish there.' })
   @ApiErrors('not_found')
   @ApiNoContentResponse()
   async remove(@Param('id', EndpointId) id: string, @CurrentCaller() caller: Caller): Promise<void> {

@@ -49,7 +49,7 @@ export class TalkingHeadController {
   @Get(['characters/:id/talking-head/generations', 'influencers/:id/talking-head/generations'])
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s talking heads, newest first.' })
+  @ApiOperation({ operationId: 'listTalkingHeads', summary: 'The character’s talking heads, newest first.' })
   @ApiOkResponse({ type: GenerationListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async list(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() query: PageQueryDto) {

@@ -35,7 +35,7 @@ export class VoiceController {
   @Get('voices')
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The provider’s premade voices and this workspace’s cloned ones.' })
+  @ApiOperation({ operationId: 'listVoiceLibrary', summary: 'The provider’s premade voices and this workspace’s cloned ones.' })
   @ApiOkResponse({ type: VoicesDoc })
   @ApiErrors('unauthorized', 'session_required', 'upstream_failed')
   async library(@CurrentCaller() caller: Caller) {
@@ -45,7 +45,7 @@ export class VoiceController {
   @Get(['characters/:id/voice', 'influencers/:id/voice'])
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The voice the character speaks with, its settings, and its clone’s status.' })
+  @ApiOperation({ operationId: 'getVoice', summary: 'The voice the character speaks with, its settings, and its clone’s status.' })
   @ApiOkResponse({ type: VoiceEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async voice(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
@@ -55,7 +55,7 @@ export class VoiceController {
   @Get(['characters/:id/voice/settings', 'influencers/:id/voice/settings'])
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s voice settings (defaults 0.5, 0.75, 0, true).' })
+  @ApiOperation({ operationId: 'getVoiceSettings', summary: 'The character’s voice settings (defaults 0.5, 0.75, 0, true).' })
   @ApiOkResponse({ type: VoiceSettingsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async settings(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string) {
@@ -65,7 +65,7 @@ export class VoiceController {
   @Put(['characters/:id/voice/settings', 'influencers/:id/voice/settings'])
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Change the character’s voice settings (partial); a voice_id outside the library and this workspace’s clones is 400.' })
+  @ApiOperation({ operationId: 'updateVoiceSettings', summary: 'Change the character’s voice settings (partial); a voice_id outside the library and this workspace’s clones is 400.' })
   @ApiOkResponse({ type: VoiceSettingsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed')
   async updateSettings(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: VoiceSettingsDto) {
@@ -125,7 +125,7 @@ export class VoiceController {
   @HttpCode(202)
   @Product()
   @MinRole('editor')
-  @ApiOperation({ summary: 'Speak up to 5000 characters (job generate_speech; 1 credit per started 100 characters, refunded on failure).' })
+  @ApiOperation({ operationId: 'generateSpeech', summary: 'Speak up to 5000 characters (job generate_speech; 1 credit per started 100 characters, refunded on failure).' })
   @ApiAcceptedResponse({ type: AudioJobEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'insufficient_credits')
   async generate(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: GenerateSpeechDto) {
@@ -136,7 +136,7 @@ export class VoiceController {
   @Get(['characters/:id/voice/audio', 'influencers/:id/voice/audio'])
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The character’s audio clips (previews and generations), newest first, each with a fresh signed URL once its audio exists.' })
+  @ApiOperation({ operationId: 'listSpeechClips', summary: 'The character’s audio clips (previews and generations), newest first, each with a fresh signed URL once its audio exists.' })
   @ApiOkResponse({ type: ClipListDoc })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed')
   async clips(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Query() query: PageQueryDto) {
@@ -147,7 +147,7 @@ export class VoiceController {
   @Get(['characters/:id/voice/audio/:audioId', 'influencers/:id/voice/audio/:audioId'])
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'One audio clip of the character (a preview or a generation) with a fresh signed URL once it exists.' })
+  @ApiOperation({ operationId: 'getSpeechClip', summary: 'One audio clip of the character (a preview or a generation) with a fresh signed URL once it exists.' })
   @ApiOkResponse({ type: AudioEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found')
   async audio(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Param('audioId', new IdParam('aud', 'Audio')) audioId: string) {

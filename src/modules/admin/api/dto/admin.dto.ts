@@ -43,9 +43,9 @@ export class AdminWorkspaceView extends WorkspaceView {
 
 export class AdminWorkspacePage {
   @ApiProperty({ type: [AdminWorkspaceView] }) workspaces!: AdminWorkspaceView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class WorkspaceEnvelope {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JobDoc } from '../../../../platform/http/index.js';
 import type { PostMetrics } from '../../../publishing/index.js';
 import type { Overview } from '../../application/analytics.service.js';
 import type { PostMetricsView } from '../../infrastructure/analytics-reads.repository.js';
@@ -33,12 +34,17 @@ export function toOverviewBody(o: Overview): Record<string, unknown> {
 }
 
 export class MetricsDoc {
-  @ApiProperty({ type: Number, nullable: true }) impressions!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) views!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) likes!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) comments!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) shares!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) saves!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) impressions!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) views!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) likes!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) comments!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) shares!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) saves!: number | null;
+}
+
+export class TotalsDoc extends MetricsDoc {
+  @ApiProperty({ type: 'integer' }) posts!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Summed (likes + comments + shares + saves) / max(impressions, views).' }) engagement_rate!: number | null;
 }
 
 export class PostMetricsDoc {
@@ -56,28 +62,35 @@ export class PostMetricsDoc {
 
 export class PostsPageDoc {
   @ApiProperty({ type: [PostMetricsDoc] }) posts!: PostMetricsDoc[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class FollowerPointDoc {
   @ApiProperty({ format: 'date' }) date!: string;
   @ApiProperty() platform!: string;
-  @ApiProperty() count!: number;
+  @ApiProperty({ type: 'integer' }) count!: number;
+}
+
+export class PlatformTotalsDoc extends TotalsDoc {
+  @ApiProperty({ enum: ['instagram', 'tiktok', 'twitter', 'youtube', 'pinterest'] }) platform!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The latest follower count in range.' }) followers!: number | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
+  @ApiProperty() simulated!: boolean;
 }
 
 export class OverviewDoc {
   @ApiProperty({ format: 'date' }) from!: string;
   @ApiProperty({ format: 'date' }) to!: string;
-  @ApiProperty({ description: 'posts, the summed metrics (null when no post reports one) and engagement_rate.' }) totals!: Record<string, unknown>;
+  @ApiProperty({ type: TotalsDoc, description: 'posts, the summed metrics (null when no post reports one) and engagement_rate.' }) totals!: TotalsDoc;
   @ApiProperty({ type: [FollowerPointDoc] }) followers!: FollowerPointDoc[];
   @ApiProperty({ type: [PostMetricsDoc] }) top_posts!: PostMetricsDoc[];
-  @ApiProperty({ description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: Array<Record<string, unknown>>;
+  @ApiProperty({ type: [PlatformTotalsDoc], description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: PlatformTotalsDoc[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
   @ApiProperty() simulated!: boolean;
 }
 
 export class SyncJobEnvelope {
-  @ApiProperty({ description: 'The sync_analytics job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The sync_analytics job record.' }) job!: JobDoc;
 }

@@ -61,8 +61,8 @@ export class WorkspaceView {
   @ApiProperty({ example: 'ws_01J0000000000000000000000' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: PLANS }) plan!: string;
-  @ApiProperty() credits_balance!: number;
-  @ApiProperty() character_limit!: number;
+  @ApiProperty({ type: 'integer' }) credits_balance!: number;
+  @ApiProperty({ type: 'integer' }) character_limit!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
@@ -71,7 +71,7 @@ export class SignedInView {
   @ApiProperty() access_token!: string;
   @ApiProperty() refresh_token!: string;
   @ApiProperty({ enum: ['Bearer'] }) token_type!: string;
-  @ApiProperty({ example: 3600 }) expires_in!: number;
+  @ApiProperty({ type: 'integer', example: 3600 }) expires_in!: number;
 }
 
 export class MembershipView {

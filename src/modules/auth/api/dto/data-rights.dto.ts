@@ -44,7 +44,7 @@ class ExportItemView {
   @ApiProperty() created_at!: string;
   @ApiPropertyOptional({ nullable: true, type: String }) ready_at!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'The download stops working then (24 h after ready).' }) expires_at!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: Number }) size_bytes!: number | null;
+  @ApiPropertyOptional({ nullable: true, type: 'integer' }) size_bytes!: number | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'A signed URL of the ZIP while ready; whoever holds it can download it.' })
   download_url!: string | null;
 }

@@ -42,13 +42,13 @@ export class SessionView {
 
 export class SessionListView {
   @ApiProperty({ type: [SessionView] }) sessions!: SessionView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class RevokedView {
-  @ApiProperty({ example: 2, description: 'How many sessions were ended.' }) revoked!: number;
+  @ApiProperty({ type: 'integer', example: 2, description: 'How many sessions were ended.' }) revoked!: number;
 }
 
 export class PreferencesView {

@@ -33,7 +33,7 @@ export function proofOf(dto: SecondFactorDto): SecondFactorProof {
 export class MfaChallengeView {
   @ApiProperty({ enum: [true] }) mfa_required!: boolean;
   @ApiProperty({ description: 'Single use; send it with a code to POST /auth/mfa/verify.' }) mfa_token!: string;
-  @ApiProperty({ example: 300, description: 'Seconds the token stays valid.' }) expires_in!: number;
+  @ApiProperty({ type: 'integer', example: 300, description: 'Seconds the token stays valid.' }) expires_in!: number;
 }
 
 export class TotpSetupView {
@@ -49,7 +49,7 @@ export class RecoveryCodesView {
 export class MfaStatusInnerView {
   @ApiProperty() enabled!: boolean;
   @ApiProperty({ description: 'A secret is set up and waits for a code to enable it.' }) pending!: boolean;
-  @ApiProperty() recovery_codes_remaining!: number;
+  @ApiProperty({ type: 'integer' }) recovery_codes_remaining!: number;
 }
 
 export class MfaStatusView {

@@ -41,9 +41,9 @@ class PriceView {
 }
 
 class PlanLimitsView {
-  @ApiProperty() requests_per_minute!: number;
-  @ApiProperty() characters!: number;
-  @ApiProperty() members!: number;
+  @ApiProperty({ type: 'integer' }) requests_per_minute!: number;
+  @ApiProperty({ type: 'integer' }) characters!: number;
+  @ApiProperty({ type: 'integer' }) members!: number;
   @ApiProperty() lora!: boolean;
   @ApiProperty() public_api!: boolean;
 }
@@ -51,13 +51,13 @@ class PlanLimitsView {
 class CataloguePlanView {
   @ApiProperty({ enum: PLANS }) plan!: string;
   @ApiProperty({ type: PriceView, nullable: true, description: 'Null for Starter (free).' }) price!: PriceView | null;
-  @ApiProperty({ description: 'Credits granted every billing period; they do not roll over.' }) monthly_credits!: number;
+  @ApiProperty({ type: 'integer', description: 'Credits granted every billing period; they do not roll over.' }) monthly_credits!: number;
   @ApiProperty({ type: PlanLimitsView }) limits!: PlanLimitsView;
 }
 
 class CataloguePackView {
   @ApiProperty({ enum: PACK_IDS }) pack!: string;
-  @ApiProperty() credits!: number;
+  @ApiProperty({ type: 'integer' }) credits!: number;
   @ApiProperty({ type: PriceView }) price!: PriceView;
 }
 
@@ -67,9 +67,9 @@ export class CatalogueView {
 }
 
 class AllocationView {
-  @ApiProperty({ description: "This period's plan credits." }) granted!: number;
-  @ApiProperty() used!: number;
-  @ApiProperty() remaining!: number;
+  @ApiProperty({ type: 'integer', description: "This period's plan credits." }) granted!: number;
+  @ApiProperty({ type: 'integer' }) used!: number;
+  @ApiProperty({ type: 'integer' }) remaining!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the allocation renews (what is left expires).' }) resets_at!: string | null;
 }
 
@@ -81,7 +81,7 @@ export class SubscriptionView {
   @ApiProperty({ enum: PLANS, nullable: true, type: String, description: 'The plan from the period’s end (a downgrade, or starter after a cancel).' }) pending_plan!: string | null;
   @ApiProperty({ type: AllocationView }) allocation!: AllocationView;
   @ApiProperty({ description: 'Bought (or given) credits: they never expire and are spent after the allocation.' }) purchased_credits!: number;
-  @ApiProperty({ description: 'allocation.remaining + purchased_credits.' }) balance!: number;
+  @ApiProperty({ type: 'integer', description: 'allocation.remaining + purchased_credits.' }) balance!: number;
 }
 
 export class CheckoutView {
@@ -116,10 +116,10 @@ export class InvoicePageView {
 
 /** The body of the `credits.low` socket event. */
 export class CreditsLowBody {
-  @ApiProperty({ enum: [25, 10, 0], description: 'Percent of this period’s allocation left, at most.' }) threshold!: number;
-  @ApiProperty() remaining!: number;
-  @ApiProperty() granted!: number;
-  @ApiProperty() balance!: number;
+  @ApiProperty({ type: 'integer', enum: [25, 10, 0], description: 'Percent of this period’s allocation left, at most.' }) threshold!: number;
+  @ApiProperty({ type: 'integer' }) remaining!: number;
+  @ApiProperty({ type: 'integer' }) granted!: number;
+  @ApiProperty({ type: 'integer' }) balance!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) resets_at!: string | null;
 }
 
@@ -129,9 +129,9 @@ export function creditsLowBody(p: OutboxEventPayloads['credits.low']) {
 }
 
 export class ReconciliationView {
-  @ApiProperty() checked!: number;
-  @ApiProperty() drifted!: number;
-  @ApiProperty() failed!: number;
+  @ApiProperty({ type: 'integer' }) checked!: number;
+  @ApiProperty({ type: 'integer' }) drifted!: number;
+  @ApiProperty({ type: 'integer' }) failed!: number;
 }
 
 function priceBody(p: Price) {

@@ -17,7 +17,7 @@ export function ledgerEntryBody(e: LedgerEntry) {
 export class LedgerEntryView {
   @ApiProperty({ example: 'led_01J0000000000000000000000' }) id!: string;
   @ApiProperty({ description: 'Positive for grants and refunds, negative for debits.' }) amount!: number;
-  @ApiProperty() balance_after!: number;
+  @ApiProperty({ type: 'integer' }) balance_after!: number;
   @ApiProperty({ example: 'allocation_granted', description: 'Debits name the work (content_image, lora_training, ...); grants: allocation_granted, allocation_expired, pack_purchased, refunds.' }) reason!: string;
   @ApiProperty({ nullable: true, type: String }) ref_type!: string | null;
   @ApiProperty({ nullable: true, type: String }) ref_id!: string | null;
@@ -26,13 +26,13 @@ export class LedgerEntryView {
 
 export class LedgerPageView {
   @ApiProperty({ type: [LedgerEntryView] }) entries!: LedgerEntryView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class CreditsView {
-  @ApiProperty() balance!: number;
+  @ApiProperty({ type: 'integer' }) balance!: number;
   @ApiProperty({ enum: ['starter', 'pro', 'agency'] }) plan!: string;
-  @ApiProperty({ required: false, description: 'Product route only.' }) character_limit?: number;
+  @ApiProperty({ type: 'integer', required: false, description: 'Product route only.' }) character_limit?: number;
 }

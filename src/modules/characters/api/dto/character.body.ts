@@ -1,3 +1,4 @@
+import { JobDoc } from '../../../../platform/http/index.js';
 import { ApiProperty } from '@nestjs/swagger';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { Character, ReferenceImage } from '../../domain/character.js';
@@ -97,9 +98,9 @@ export class CharacterBody {
   @ApiProperty() autopilot!: boolean;
   @ApiProperty({ example: 'ip_adapter' }) face_consistency_tier!: string;
   @ApiProperty({ example: 'none' }) lora_training_status!: string;
-  @ApiProperty() content_count!: number;
+  @ApiProperty({ type: 'integer' }) content_count!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_post_date!: string | null;
-  @ApiProperty() follower_count!: number;
+  @ApiProperty({ type: 'integer' }) follower_count!: number;
   @ApiProperty() is_default!: boolean;
   @ApiProperty({ type: AppearanceBody }) appearance!: AppearanceBody;
   @ApiProperty({ type: IdentityBody }) identity!: IdentityBody;
@@ -121,22 +122,22 @@ export class CharacterEnvelope {
 
 export class CharacterListBody {
   @ApiProperty({ type: [CharacterBody] }) characters!: CharacterBody[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 class ReferenceImageBody {
   @ApiProperty({ example: 'ref_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
   @ApiProperty() url!: string;
   @ApiProperty({ enum: ['primary', 'reference'] }) type!: string;
-  @ApiProperty() width!: number;
-  @ApiProperty() height!: number;
+  @ApiProperty({ type: 'integer' }) width!: number;
+  @ApiProperty({ type: 'integer' }) height!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
 export class ReferenceImageUploadBody {
   @ApiProperty({ type: ReferenceImageBody }) reference_image!: ReferenceImageBody;
   @ApiProperty({ type: CharacterBody }) character!: CharacterBody;
-  @ApiProperty({ description: 'The recompute_face_embedding job.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The recompute_face_embedding job.' }) job!: JobDoc;
 }

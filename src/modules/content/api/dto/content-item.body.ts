@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { pageBody, type Page } from '../../../../core/index.js';
 import { toJobBody, type JobRecord } from '../../../../platform/queue/index.js';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
+import { JobDoc } from '../../../../platform/http/index.js';
 import type { Ordered } from '../../application/content-generation.service.js';
 import type { Calendar } from '../../application/content-query.service.js';
 import type { ItemView } from '../../application/content-views.js';
@@ -87,27 +88,14 @@ export function toVideoStatusBody(item: ContentItem, job: JobRecord | null, urls
   };
 }
 
-// Documentation shapes for the OpenAPI document.
-export class JobDoc {
-  @ApiProperty({ example: 'job_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
-  @ApiProperty({ example: 'generate_image' }) job_type!: string;
-  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed', 'cancelled'] }) status!: string;
-  @ApiProperty({ minimum: 0, maximum: 100 }) progress!: number;
-  @ApiProperty({ type: String, nullable: true }) character_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) content_id!: string | null;
-  @ApiProperty({ type: Object, nullable: true }) result!: Record<string, unknown> | null;
-  @ApiProperty({ type: Object, nullable: true, description: '{code, message}' }) error!: Record<string, unknown> | null;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
-}
+// Documentation shapes for the OpenAPI document (the job record's is shared: platform/http JobDoc).
 
 export class MediaDoc {
-  @ApiProperty() index!: number;
+  @ApiProperty({ type: 'integer' }) index!: number;
   @ApiProperty({ enum: ['image', 'video'] }) kind!: string;
   @ApiProperty() url!: string;
-  @ApiProperty() width!: number;
-  @ApiProperty() height!: number;
+  @ApiProperty({ type: 'integer' }) width!: number;
+  @ApiProperty({ type: 'integer' }) height!: number;
   @ApiProperty({ enum: ['pending', 'approved', 'rejected'] }) review_status!: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Video media only.' }) thumbnail_url?: string | null;
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Video media only.' }) duration_seconds?: number | null;
@@ -153,9 +141,9 @@ export class JobEnvelope {
 
 export class ItemListDoc {
   @ApiProperty({ type: [ContentItemDoc] }) items!: ContentItemDoc[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 class CalendarDayDoc {
@@ -172,7 +160,7 @@ export class CalendarDoc {
 }
 
 class VariantDoc {
-  @ApiProperty() index!: number;
+  @ApiProperty({ type: 'integer' }) index!: number;
   @ApiProperty({ enum: ['story-led', 'question-led', 'cta-led', 'punchy'] }) style!: string;
   @ApiProperty() caption!: string;
   @ApiProperty({ type: [String] }) hashtags!: string[];

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JobDoc } from '../../../../platform/http/index.js';
 import type { JobRecord } from '../../../../platform/queue/index.js';
 import { toJobBody } from '../../../../platform/queue/index.js';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
@@ -58,15 +59,15 @@ export class LoraDoc {
   @ApiProperty({ example: 'char_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) character_id!: string;
   @ApiProperty({ enum: LORA_STATUSES }) status!: string;
   @ApiProperty({ enum: LORA_BASE_MODELS, nullable: true }) base_model!: string | null;
-  @ApiProperty({ type: Number, nullable: true, minimum: 1000, maximum: 1500 }) training_steps!: number | null;
-  @ApiProperty({ type: Number, nullable: true, minimum: 16, maximum: 32 }) lora_rank!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1000, maximum: 1500 }) training_steps!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 16, maximum: 32 }) lora_rank!: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'ZARA_K7Q2', description: 'Written into every training caption and every prompt drawn with the LoRA.' }) trigger_word!: string | null;
   @ApiProperty({ description: 'Training images the character holds now (10 to 30 to train).' }) image_count!: number;
-  @ApiProperty({ type: Number, nullable: true, minimum: 0, maximum: 100 }) progress!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, maximum: 100 }) progress!: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'The train_lora job of the latest training.' }) job_id!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The provider’s weights once ready; null for a LoRA trained offline.' }) weights_url!: string | null;
   @ApiProperty({ type: LoraFailureDoc, nullable: true }) error!: LoraFailureDoc | null;
-  @ApiProperty({ type: Number, nullable: true }) credits_charged!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) credits_charged!: number | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) trained_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
@@ -78,24 +79,24 @@ export class LoraEnvelope {
 
 export class LoraTrainedEnvelope {
   @ApiProperty({ type: LoraDoc }) lora!: LoraDoc;
-  @ApiProperty({ description: 'The train_lora job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The train_lora job record.' }) job!: JobDoc;
 }
 
 export class LoraStatusDoc {
   @ApiProperty({ enum: LORA_STATUSES }) status!: string;
-  @ApiProperty({ minimum: 0, maximum: 100 }) progress!: number;
-  @ApiProperty({ type: Object, nullable: true, description: 'The latest train_lora job record.' }) job!: Record<string, unknown> | null;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100 }) progress!: number;
+  @ApiProperty({ type: JobDoc, nullable: true, description: 'The latest train_lora job record.' }) job!: JobDoc | null;
 }
 
 class TrainingImageDoc {
   @ApiProperty({ example: 'limg_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
   @ApiProperty({ description: 'A signed URL; it expires.' }) url!: string;
-  @ApiProperty() width!: number;
-  @ApiProperty() height!: number;
+  @ApiProperty({ type: 'integer' }) width!: number;
+  @ApiProperty({ type: 'integer' }) height!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
 export class TrainingImagesDoc {
   @ApiProperty({ type: [TrainingImageDoc], description: 'On a list, every image; on an upload, the images it added.' }) images!: TrainingImageDoc[];
-  @ApiProperty({ description: 'Training images the character holds now.' }) image_count!: number;
+  @ApiProperty({ type: 'integer', description: 'Training images the character holds now.' }) image_count!: number;
 }

@@ -20,14 +20,14 @@ export class ListingBody {
   @ApiProperty({ type: [String], description: "The seller's previews, else the template's own images." }) preview_images!: string[];
   @ApiProperty() description!: string;
   @ApiProperty({ type: Number, nullable: true, example: 4.5, description: 'Average of the reviews, two decimals; null before the first.' }) rating!: number | null;
-  @ApiProperty() rating_count!: number;
-  @ApiProperty() sales_count!: number;
+  @ApiProperty({ type: 'integer' }) rating_count!: number;
+  @ApiProperty({ type: 'integer' }) sales_count!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
 export class SellerListingBody extends ListingBody {
-  @ApiProperty({ description: "Credits this listing's sales paid the seller." }) credits_earned!: number;
+  @ApiProperty({ type: 'integer', description: "Credits this listing's sales paid the seller." }) credits_earned!: number;
 }
 
 export class ListingEnvelope {
@@ -36,21 +36,21 @@ export class ListingEnvelope {
 
 export class ListingPageBody {
   @ApiProperty({ type: [ListingBody] }) listings!: ListingBody[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 class SalesSummaryBody {
-  @ApiProperty({ description: "Sales of all the seller's listings, removed ones included." }) sales_count!: number;
-  @ApiProperty() credits_earned!: number;
+  @ApiProperty({ type: 'integer', description: "Sales of all the seller's listings, removed ones included." }) sales_count!: number;
+  @ApiProperty({ type: 'integer' }) credits_earned!: number;
 }
 
 export class MyListingsBody {
   @ApiProperty({ type: [SellerListingBody] }) listings!: SellerListingBody[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
   @ApiProperty({ type: SalesSummaryBody }) summary!: SalesSummaryBody;
 }
 
@@ -58,7 +58,7 @@ export class PurchaseBody {
   @ApiProperty({ example: 'pur_01HZX6FQJ5N6E7T2M3A4B5C6D7' }) id!: string;
   @ApiProperty() listing_id!: string;
   @ApiProperty({ description: "The clone made in the buyer's workspace." }) character_id!: string;
-  @ApiProperty() price_credits!: number;
+  @ApiProperty({ type: 'integer' }) price_credits!: number;
   @ApiProperty({ enum: LICENSE_TYPES }) license_type!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
@@ -66,7 +66,7 @@ export class PurchaseBody {
 export class PurchaseResultBody {
   @ApiProperty({ type: PurchaseBody }) purchase!: PurchaseBody;
   @ApiProperty({ type: CharacterBody }) character!: CharacterBody;
-  @ApiProperty({ description: "The buyer's balance after paying." }) credits_balance!: number;
+  @ApiProperty({ type: 'integer', description: "The buyer's balance after paying." }) credits_balance!: number;
 }
 
 export class LibraryPurchaseBody extends PurchaseBody {
@@ -75,9 +75,9 @@ export class LibraryPurchaseBody extends PurchaseBody {
 
 export class MyPurchasesBody {
   @ApiProperty({ type: [LibraryPurchaseBody] }) purchases!: LibraryPurchaseBody[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class ReviewBody {

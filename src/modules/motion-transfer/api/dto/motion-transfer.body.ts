@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JobDoc } from '../../../../platform/http/index.js';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import { MOTION_ASPECT_RATIOS, MOTION_TRANSFER_STATUSES, type MotionTransfer } from '../../domain/motion-transfer.js';
 
@@ -40,20 +41,20 @@ export class MotionTransferBody {
   @ApiProperty({ enum: MOTION_ASPECT_RATIOS }) aspect_ratio!: string;
   @ApiProperty({ type: String, nullable: true }) video_url!: string | null;
   @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
-  @ApiProperty({ description: 'Credits taken when accepted; refunded by a new ledger entry if it fails.' }) credits_charged!: number;
+  @ApiProperty({ type: 'integer', description: 'Credits taken when accepted; refunded by a new ledger entry if it fails.' }) credits_charged!: number;
   @ApiProperty({ type: MotionFailureBody, nullable: true }) error!: MotionFailureBody | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
 class MotionPricingBody {
-  @ApiProperty({ example: 10 }) credits_per_five_seconds!: number;
+  @ApiProperty({ type: 'integer', example: 10 }) credits_per_five_seconds!: number;
   @ApiProperty({ example: 20, description: 'ceil(duration_seconds / 5) × credits_per_five_seconds; what was charged.' }) estimated_credits!: number;
 }
 
 export class MotionTransferEnvelope {
   @ApiProperty({ type: MotionTransferBody }) motion_transfer!: MotionTransferBody;
-  @ApiProperty({ description: 'The motion_transfer job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The motion_transfer job record.' }) job!: JobDoc;
 }
 
 export class MotionTransferStartedBody extends MotionTransferEnvelope {
@@ -62,7 +63,7 @@ export class MotionTransferStartedBody extends MotionTransferEnvelope {
 
 export class MotionTransferListBody {
   @ApiProperty({ type: [MotionTransferBody] }) motion_transfers!: MotionTransferBody[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }

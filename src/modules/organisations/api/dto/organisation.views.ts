@@ -64,9 +64,9 @@ export class OrganisationUpdatedBody extends OrganisationBody {
 
 export class OrganisationListBody {
   @ApiProperty({ type: [OrganisationView] }) organizations!: OrganisationView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class MemberView {
@@ -90,9 +90,9 @@ export class CreatedInvitationView extends InvitationView {
 
 export class MemberListBody {
   @ApiProperty({ type: [MemberView] }) members!: MemberView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty({ description: 'Members in all.' }) total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer', description: 'Members in all.' }) total!: number;
   @ApiPropertyOptional({ type: [InvitationView], description: 'Pending invitations, all of them (at most the plan\'s member limit); admins and owners only.' }) invitations?: InvitationView[];
 }
 
@@ -125,9 +125,9 @@ export class ReceivedInvitationView {
 
 export class ReceivedInvitationListBody {
   @ApiProperty({ type: [ReceivedInvitationView] }) invitations!: ReceivedInvitationView[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class AuditEntryView {
@@ -137,7 +137,7 @@ export class AuditEntryView {
   @ApiProperty({ enum: AUDIT_ACTIONS }) action!: string;
   @ApiProperty() target_type!: string;
   @ApiProperty({ type: String, nullable: true }) target_id!: string | null;
-  @ApiProperty({ type: Object }) details!: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Facts of the action, by name.' }) details!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) request_id!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

@@ -34,7 +34,7 @@ export class OrganizationBrandingController {
   @Get()
   @Product()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'The branding; empty fields where none is set.' })
+  @ApiOperation({ operationId: 'getBranding', summary: 'The branding; empty fields where none is set.' })
   @ApiOkResponse({ type: BrandingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async get(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string): Promise<BrandingEnvelope> {
@@ -44,7 +44,7 @@ export class OrganizationBrandingController {
   @Put()
   @Product()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Change some fields; a field left out stays, null clears it. A new custom_domain starts a pending claim: publish domain_verification.record_value as a TXT record at record_name.' })
+  @ApiOperation({ operationId: 'updateBranding', summary: 'Change some fields; a field left out stays, null clears it. A new custom_domain starts a pending claim: publish domain_verification.record_value as a TXT record at record_name.' })
   @ApiOkResponse({ type: BrandingEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'validation_failed', 'domain_taken', 'domain_confusable', 'rate_limited')
   async update(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string, @Body() dto: UpdateBrandingDto): Promise<BrandingEnvelope> {
@@ -55,7 +55,7 @@ export class OrganizationBrandingController {
   @Product()
   @MinRole('admin')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Check the custom domain\'s TXT record now and answer the claim\'s status (it is also re-checked periodically).' })
+  @ApiOperation({ operationId: 'verifyBrandingDomain', summary: 'Check the custom domain\'s TXT record now and answer the claim\'s status (it is also re-checked periodically).' })
   @ApiOkResponse({ type: DomainVerificationEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'not_found', 'rate_limited')
   async verifyDomain(@CurrentCaller() caller: Caller, @Param('id', new IdParam('ws', 'Organization')) id: string): Promise<DomainVerificationEnvelope> {
@@ -67,7 +67,7 @@ export class OrganizationBrandingController {
   @MinRole('admin')
   @HttpCode(200)
   @UseInterceptors(AnyFilesInterceptor({ limits: { fileSize: MAX_LOGO_BYTES, files: 1, fields: 0, parts: 1 } }))
-  @ApiOperation({ summary: 'Upload the logo (PNG, JPEG or WebP by its bytes, at most 2 MiB; no SVG); served publicly at logo_url.' })
+  @ApiOperation({ operationId: 'uploadBrandingLogo', summary: 'Upload the logo (PNG, JPEG or WebP by its bytes, at most 2 MiB; no SVG); served publicly at logo_url.' })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: [LOGO_PART], properties: { [LOGO_PART]: { type: 'string', format: 'binary' } } } })
   @ApiOkResponse({ type: BrandingEnvelope })

@@ -39,7 +39,7 @@ export class PublicBrandingController {
 
   @Get()
   @Open({ authLimit: true })
-  @ApiOperation({ summary: 'The branding of the workspace that has verified a custom domain (DNS TXT proof); any other domain is 404. No authentication, cacheable (ETag, If-None-Match).' })
+  @ApiOperation({ operationId: 'getBrandingByDomain', summary: 'The branding of the workspace that has verified a custom domain (DNS TXT proof); any other domain is 404. No authentication, cacheable (ETag, If-None-Match).' })
   @ApiOkResponse({ type: PublicBrandingEnvelope })
   @ApiNotModifiedResponse({ description: 'If-None-Match named the current ETag.' })
   @ApiHeader({ name: 'If-None-Match', required: false })
@@ -58,7 +58,7 @@ export class PublicBrandingController {
 
   @Get('logo/:workspaceId')
   @Open({ openLimit: true })
-  @ApiOperation({ summary: 'A workspace logo, public (it shows on the login page); the URL comes from a branding answer.' })
+  @ApiOperation({ operationId: 'getBrandingLogo', summary: 'A workspace logo, public (it shows on the login page); the URL comes from a branding answer.' })
   @ApiParam({ name: 'workspaceId' })
   @ApiProduces('image/png', 'image/jpeg', 'image/webp')
   @ApiErrors('not_found')

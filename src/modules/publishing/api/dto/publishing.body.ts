@@ -36,9 +36,9 @@ export class ScheduledPostsEnvelope {
 }
 
 export class ScheduledPostPageBody extends ScheduledPostsEnvelope {
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class GeneratedScheduleBody {

@@ -97,7 +97,7 @@ export class UpdateEndpointDto {
 
 export class RoutingBody {
   @ApiProperty() enabled!: boolean;
-  @ApiProperty({ minimum: 0, maximum: 100 }) routing_percentage!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100 }) routing_percentage!: number;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
@@ -111,7 +111,7 @@ export class EndpointBody {
   @ApiProperty() url!: string;
   @ApiProperty({ enum: ENDPOINT_KINDS }) kind!: string;
   @ApiProperty({ enum: ENDPOINT_STATUSES }) status!: string;
-  @ApiProperty({ minimum: 1, maximum: MAX_CONCURRENCY_LIMIT }) max_concurrency!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_CONCURRENCY_LIMIT }) max_concurrency!: number;
   @ApiProperty({ enum: CAPABILITIES, isArray: true }) capabilities!: string[];
   @ApiProperty({ description: 'Whether a key is stored; the key itself is never returned.' }) api_key_set!: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true }) workflow!: Record<string, unknown> | null;
@@ -119,9 +119,9 @@ export class EndpointBody {
   @ApiProperty({ enum: ['healthy', 'degraded', 'unavailable'], description: 'Whether it takes jobs: unavailable (disabled, circuit open, probe failed), degraded (half open, or not probed within the TTL), healthy.' }) availability!: string;
   @ApiProperty({ enum: ['healthy', 'unhealthy', 'unknown'], description: 'The last probe within the health TTL as measured; unknown when there is none.' }) probe_health!: string;
   @ApiProperty({ type: String, nullable: true }) last_error!: string | null;
-  @ApiProperty({ description: 'Requests held right now, across every process.' }) current_load!: number;
+  @ApiProperty({ type: 'integer', description: 'Requests held right now, across every process.' }) current_load!: number;
   @ApiProperty({ type: Number, nullable: true }) avg_latency_ms!: number | null;
-  @ApiProperty() consecutive_failures!: number;
+  @ApiProperty({ type: 'integer' }) consecutive_failures!: number;
   @ApiProperty({ enum: CIRCUIT_STATES }) circuit!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) circuit_opened_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) circuit_retry_at!: string | null;
@@ -136,9 +136,9 @@ export class EndpointEnvelope {
 
 class StatsBody {
   @ApiProperty({ format: 'date-time', description: 'When counting began (the first routed job, or the first read).' }) since!: string;
-  @ApiProperty({ description: 'Image jobs drawn self-hosted.' }) selfhosted!: number;
-  @ApiProperty({ description: 'Image jobs drawn on the cloud path, fallbacks included.' }) cloud!: number;
-  @ApiProperty({ description: 'Jobs chosen for self-hosted that ended on the cloud path.' }) fallbacks!: number;
+  @ApiProperty({ type: 'integer', description: 'Image jobs drawn self-hosted.' }) selfhosted!: number;
+  @ApiProperty({ type: 'integer', description: 'Image jobs drawn on the cloud path, fallbacks included.' }) cloud!: number;
+  @ApiProperty({ type: 'integer', description: 'Jobs chosen for self-hosted that ended on the cloud path.' }) fallbacks!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: `Fallbacks by reason: ${FALLBACK_REASONS.join(', ')}.` }) by_reason!: Record<string, number>;
 }
 

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JobDoc, JobFailureDoc } from '../../../../platform/http/index.js';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import { GENERATION_STATUSES, TH_ASPECT_RATIOS, type TalkingHeadGeneration } from '../../domain/talking-head.js';
 
@@ -38,21 +39,21 @@ export class GenerationDoc {
   @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
   @ApiProperty({ type: Number, nullable: true }) duration_seconds!: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'The video content item a completed full generation became.' }) content_id!: string | null;
-  @ApiProperty() credits_charged!: number;
+  @ApiProperty({ type: 'integer' }) credits_charged!: number;
   @ApiProperty() job_id!: string;
-  @ApiProperty({ type: Object, nullable: true }) error!: { code: string; message: string } | null;
+  @ApiProperty({ type: JobFailureDoc, nullable: true }) error!: JobFailureDoc | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
 }
 
 class PricingDoc {
   @ApiProperty() estimated_seconds!: number;
-  @ApiProperty() credits!: number;
+  @ApiProperty({ type: 'integer' }) credits!: number;
 }
 
 export class GenerationStartedDoc {
   @ApiProperty({ type: GenerationDoc }) generation!: GenerationDoc;
-  @ApiProperty({ description: 'The talking_head job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The talking_head job record.' }) job!: JobDoc;
   @ApiProperty({ type: PricingDoc }) pricing!: PricingDoc;
 }
 
@@ -62,7 +63,7 @@ export class GenerationEnvelope {
 
 export class GenerationListDoc {
   @ApiProperty({ type: [GenerationDoc] }) generations!: GenerationDoc[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JobDoc, JobFailureDoc } from '../../../../platform/http/index.js';
 import type { MediaUrls } from '../../../../platform/storage/index.js';
 import type { VoiceView, WorkspaceVoice } from '../../application/voice.service.js';
 import { CLIP_EXCERPT_CHARS, textExcerpt, type AudioClip } from '../../domain/audio-clip.js';
@@ -54,7 +55,7 @@ class LibraryVoiceDoc {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ['premade', 'cloned'] }) category!: string;
   @ApiProperty({ type: String, nullable: true }) preview_url!: string | null;
-  @ApiProperty({ type: Object }) labels!: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
   @ApiProperty({ type: String, nullable: true, description: 'The character a clone belongs to.' }) character_id!: string | null;
 }
 
@@ -81,8 +82,8 @@ class VoiceDoc {
   @ApiProperty({ enum: ['premade', 'cloned'] }) category!: string;
   @ApiProperty({ enum: VOICE_STATUSES }) status!: string;
   @ApiProperty({ type: VoiceSettingsDoc }) settings!: VoiceSettingsDoc;
-  @ApiProperty() sample_count!: number;
-  @ApiProperty({ type: Object, nullable: true }) error!: { code: string; message: string } | null;
+  @ApiProperty({ type: 'integer' }) sample_count!: number;
+  @ApiProperty({ type: JobFailureDoc, nullable: true }) error!: JobFailureDoc | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
 }
 
@@ -92,7 +93,7 @@ export class VoiceEnvelope {
 
 export class VoiceCloneEnvelope {
   @ApiProperty({ type: VoiceDoc }) voice!: VoiceDoc;
-  @ApiProperty({ description: 'The clone_voice job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The clone_voice job record.' }) job!: JobDoc;
 }
 
 class AudioDoc {
@@ -101,8 +102,8 @@ class AudioDoc {
   @ApiProperty({ type: String, nullable: true, description: 'A signed URL once the audio exists.' }) url!: string | null;
   @ApiProperty({ enum: ['mp3', 'wav'] }) format!: string;
   @ApiProperty({ type: Number, nullable: true }) duration_seconds!: number | null;
-  @ApiProperty() characters!: number;
-  @ApiProperty() credits_charged!: number;
+  @ApiProperty({ type: 'integer' }) characters!: number;
+  @ApiProperty({ type: 'integer' }) credits_charged!: number;
   @ApiProperty({ type: String, nullable: true }) job_id!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
@@ -113,7 +114,7 @@ export class AudioEnvelope {
 
 export class AudioJobEnvelope {
   @ApiProperty({ type: AudioDoc }) audio!: AudioDoc;
-  @ApiProperty({ description: 'The generate_speech job record.' }) job!: Record<string, unknown>;
+  @ApiProperty({ type: JobDoc, description: 'The generate_speech job record.' }) job!: JobDoc;
 }
 
 class ClipDoc extends AudioDoc {
@@ -123,7 +124,7 @@ class ClipDoc extends AudioDoc {
 
 export class ClipListDoc {
   @ApiProperty({ type: [ClipDoc] }) clips!: ClipDoc[];
-  @ApiProperty() page!: number;
-  @ApiProperty() page_size!: number;
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) page_size!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
