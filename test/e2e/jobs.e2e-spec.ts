@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { api, missingId, registerUser, type TestUser } from '../helpers/api.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
-import { recordedEvents } from '../helpers/outbox.js';
+import { recordedEvents, takeEveryEvent } from '../helpers/outbox.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
 import { describeOnServices, REDIS_URL } from '../helpers/env.js';
 import { createCharacter, startFaceEmbeddingJob } from '../fakes/queue-e2e-jobs.js';
@@ -20,9 +20,10 @@ describe('GET /jobs/{id} and job progress', () => {
   beforeAll(async () => {
     backing = await createBacking();
     // With Redis an API runs no jobs unless told to; here the API runs them itself.
-    server = await startServer(backing, { RUN_JOBS_IN_API: 'true' });
+    server = await startServer(backing, { RUN_JOBS_IN_API: 'true', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     alice = await registerUser(server);
     bob = await registerUser(server);
+    await takeEveryEvent(server, alice);
   });
   afterAll(async () => {
     socket?.close();
@@ -72,10 +73,14 @@ describe('GET /jobs/{id} and job progress', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.code).toBe('not_found');
 
-    // Its end is one customer event, recorded with it (docs/events.md).
+    // Its end is one customer event, recorded with it (docs/events.md); bob's workspace takes no
+    // event, so his job's end writes nothing to the outbox.
     expect(await recordedEvents(backing, 'jobId', job.id)).toEqual([
       { type: 'job.completed', workspace_id: alice.workspace.id, payload: { jobId: job.id, jobType: 'recompute_face_embedding' } },
     ]);
+    const bobJob = (await startFaceEmbeddingJob(server, bob, await createCharacter(server, bob))).id;
+    await waitFor(async () => (await api(server).get(`/jobs/${bobJob}`).set(bob.auth)).body.job.status === 'completed', 20_000, "bob's job to complete");
+    expect(await recordedEvents(backing, 'jobId', bobJob)).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { api, grantCredits, loginAdmin, registerUser, type TestUser } from '../helpers/api.js';
 import { E2E_MODE } from '../helpers/env.js';
-import { recordedEvents } from '../helpers/outbox.js';
+import { recordedEvents, takeEveryEvent } from '../helpers/outbox.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket } from '../helpers/socket.js';
 import { startFakeReplicate, type FakeReplicate } from '../fakes/replicate-server.js';
@@ -111,6 +111,7 @@ describe('moderation', () => {
     if (E2E_MODE === 'services') worker = await startWorker(backing, env);
     user = await registerUser(server);
     await grantCredits(server, await loginAdmin(server), user.workspace.id, 1000);
+    await takeEveryEvent(server, user);
     const res = await api(server).post('/characters').set(user.auth).send({ name: 'Noor', niche: 'fitness' });
     character = res.body.character.id;
   }, 90_000);

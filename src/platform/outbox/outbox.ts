@@ -3,6 +3,9 @@ import { AppConfig } from '../../config/index.js';
 import { newId, type NewOutboxEvent, type OutboxEventType } from '../../core/index.js';
 import { SealedBox } from '../crypto/index.js';
 import { jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
+import { OutboxSubscribers } from './subscribers.js';
+
+const INSERT = 'INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed)';
 
 /**
  * Records an event in the caller's transaction: it is delivered after that transaction commits,
@@ -13,32 +16,41 @@ export class Outbox {
   private readonly box: SealedBox;
   private readonly recorded: Array<() => void> = [];
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly subscribers: OutboxSubscribers,
+  ) {
     this.box = new SealedBox(config.tokenEncryptionKey, 'outbox-secrets');
   }
 
+  /** Writes the event in `tx`, unless no subscriber of its type has an interest in it (see `OutboxSubscriber.interest`). */
   async record<T extends OutboxEventType>(tx: Tx, event: NewOutboxEvent<T>): Promise<string> {
     const id = newId('evt');
-    await tx.query('INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed) VALUES ($1, $2, $3, $4, $5)', [
-      id,
-      event.type,
-      event.workspaceId,
-      jsonParam(event.payload),
-      event.secret === undefined ? null : this.box.seal(event.secret, id),
-    ]);
+    const params = [id, event.type, event.workspaceId, jsonParam(event.payload), event.secret === undefined ? null : this.box.seal(event.secret, id)];
+    const interest = this.interestIn(event.type, '$3', '$2');
+    await tx.query(`${INSERT} SELECT $1, $2, $3, $4, $5${interest ? ` WHERE ${interest}` : ''}`, params);
     for (const listener of this.recorded) listener();
     return id;
   }
 
   /**
    * Adds the event's row to a statement another module composes (one round trip instead of a
-   * transaction), made only when the part named `onlyIf` answers a row. Events with a secret go
-   * through `record`. Call `recordedElsewhere()` once the statement ran.
+   * transaction), made only when the part named `onlyIf` answers a row (and a subscriber has an
+   * interest in it). Events with a secret go through `record`. Call `recordedElsewhere()` once the
+   * statement ran.
    */
   addTo<T extends OutboxEventType>(statement: ComposedStatement, event: NewOutboxEvent<T>, onlyIf: string): void {
     if (event.secret !== undefined) throw new Error('An event with a secret is recorded with Outbox.record');
-    statement.with('outbox_event', (p) =>
-      `INSERT INTO outbox_events (id, type, workspace_id, payload) SELECT ${p.bind(newId('evt'))}, ${p.bind(event.type)}, ${p.bind(event.workspaceId)}, ${p.bind(jsonParam(event.payload))} FROM ${onlyIf}`);
+    statement.with('outbox_event', (p) => {
+      const [workspace, type] = [p.bind(event.workspaceId), p.bind(event.type)];
+      const interest = this.interestIn(event.type, workspace, type);
+      return `${INSERT} SELECT ${p.bind(newId('evt'))}, ${type}, ${workspace}, ${p.bind(jsonParam(event.payload))}, NULL FROM ${onlyIf}${interest ? ` WHERE ${interest}` : ''}`;
+    });
+  }
+
+  /** The subscribers' interest in `type` with its placeholders bound to `workspace` and `type`, or null. */
+  private interestIn(eventType: string, workspace: string, type: string): string | null {
+    return this.subscribers.interestIn(eventType)?.replaceAll(':workspace_id', workspace).replaceAll(':type', type) ?? null;
   }
 
   /** Tells this process's dispatcher that a statement with `addTo` committed. */

@@ -12,6 +12,9 @@ import { WebhookDeliveryWake } from './delivery-wake.js';
  * with each delivery, so every retry sends the same bytes. Idempotent: a delivery per endpoint and
  * event is unique, so an event handed over twice fans out once.
  */
+/** An event is worth writing for webhooks only when an enabled endpoint of its workspace takes its type. */
+const SUBSCRIBED_ENDPOINT = `EXISTS (${WebhooksRepository.SUBSCRIBED_ENDPOINT})`;
+
 @Injectable()
 export class WebhookFanout implements OnModuleInit {
   private readonly logger = new Logger('Webhooks');
@@ -24,7 +27,7 @@ export class WebhookFanout implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.subscribers.register({ name: 'webhooks', types: WEBHOOK_EVENT_TYPES, handle: (event) => this.handle(event) });
+    this.subscribers.register({ name: 'webhooks', types: WEBHOOK_EVENT_TYPES, handle: (event) => this.handle(event), interest: SUBSCRIBED_ENDPOINT });
   }
 
   async handle(event: OutboxEvent): Promise<void> {

@@ -160,12 +160,14 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
-  /** The enabled endpoints of the workspace subscribed to `type` (one indexed query; most events find none). */
+  /** The enabled endpoints of a workspace taking a type, over `:workspace_id` and `:type` (the outbox binds them). */
+  static readonly SUBSCRIBED_ENDPOINT =
+    `SELECT id FROM webhook_endpoints WHERE workspace_id = :workspace_id AND enabled AND (:type = ANY(event_types) OR '*' = ANY(event_types))`;
+
+  /** The enabled endpoints of the workspace subscribed to `type` (one indexed query). */
   async subscribed(workspaceId: string, type: string): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.ds.query(
-      `SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND ($2 = ANY(event_types) OR '*' = ANY(event_types))`,
-      [workspaceId, type],
-    );
+    const sql = WebhooksRepository.SUBSCRIBED_ENDPOINT.replaceAll(':workspace_id', '$1').replaceAll(':type', '$2');
+    const rows: Array<{ id: string }> = await this.ds.query(sql, [workspaceId, type]);
     return rows.map((r) => r.id);
   }
 

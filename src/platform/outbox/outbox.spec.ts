@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+import type { AppConfig } from '../../config/index.js';
+import type { Tx } from '../database/index.js';
+import { Outbox } from './outbox.js';
+import { OutboxSubscribers } from './subscribers.js';
+
+const config = { tokenEncryptionKey: 'outbox-spec-key-0123456789abcdef0123456789' } as AppConfig;
+const handle = async () => undefined;
+
+/** The statements `record` sends, with their parameters. */
+function capture(): { tx: Tx; sent: Array<{ sql: string; params: unknown[] }> } {
+  const sent: Array<{ sql: string; params: unknown[] }> = [];
+  const tx = { query: async (sql: string, params: unknown[]) => void sent.push({ sql, params }) } as unknown as Tx;
+  return { tx, sent };
+}
+
+describe('Outbox.record and the subscribers\' interest', () => {
+  it('writes an event unconditionally when a subscriber of its type has no interest condition', async () => {
+    const subscribers = new OutboxSubscribers();
+    subscribers.register({ name: 'mail', types: ['credits.low'], handle });
+    subscribers.register({ name: 'webhooks', types: ['credits.low', 'job.completed'], handle, interest: 'EXISTS (SELECT 1 FROM t WHERE w = :workspace_id AND k = :type)' });
+    const { tx, sent } = capture();
+    await new Outbox(config, subscribers).record(tx, { type: 'credits.low', workspaceId: 'ws_1', payload: { threshold: 25, remaining: 1, granted: 4, balance: 1, resetsAt: null } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0].sql).not.toContain('WHERE');
+    expect(sent[0].params.slice(1, 3)).toEqual(['credits.low', 'ws_1']);
+  });
+
+  it('writes an event only under its subscribers\' interest when every one has a condition, bound to the event', async () => {
+    const subscribers = new OutboxSubscribers();
+    subscribers.register({ name: 'webhooks', types: ['job.completed'], handle, interest: 'EXISTS (SELECT 1 FROM t WHERE w = :workspace_id AND k = :type)' });
+    subscribers.register({ name: 'other', types: ['job.completed'], handle, interest: 'false' });
+    const { tx, sent } = capture();
+    await new Outbox(config, subscribers).record(tx, { type: 'job.completed', workspaceId: 'ws_1', payload: { jobId: 'job_1', jobType: 'x' } });
+    expect(sent[0].sql).toMatch(/SELECT \$1, \$2, \$3, \$4, \$5 WHERE \(EXISTS \(SELECT 1 FROM t WHERE w = \$3 AND k = \$2\)\) OR \(false\)$/);
+  });
+
+  it('keeps an event no subscriber handles yet', async () => {
+    const { tx, sent } = capture();
+    await new Outbox(config, new OutboxSubscribers()).record(tx, { type: 'job.failed', workspaceId: 'ws_1', payload: { jobId: 'job_1', jobType: 'x' } });
+    expect(sent[0].sql).not.toContain('WHERE');
+  });
+
+  it('refuses an interest written with positional parameters', () => {
+    expect(() => new OutboxSubscribers().register({ name: 'bad', types: ['job.failed'], handle, interest: 'w = $3' })).toThrow('binds :workspace_id and :type');
+  });
+});
