@@ -153,6 +153,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   jobs: 'Background jobs and their progress.',
   lora: 'LoRA training of a character\'s likeness.',
   marketplace: 'Character listings, purchases and reviews.',
+  mcp: 'The Model Context Protocol server: the agency API as tools for AI agents (API keys).',
   media: 'Stored media, by signed key.',
   moderation: 'Approving and rejecting generated content.',
   'motion-transfer': 'Motion transfer videos of a character.',
