@@ -78,7 +78,8 @@ function concretePath(path: string): string {
 
 const label = (r: Route) => `${r.method.toUpperCase()} ${r.path}`;
 const isOpen = (r: Route) => OPEN_ROUTES.some((re) => re.test(label(r)));
-const isPublic = (r: Route) => r.path.startsWith('/public/');
+/** The API-key surface: the agency routes and the MCP server over them. */
+const isPublic = (r: Route) => r.path.startsWith('/public/') || r.path === '/mcp';
 
 describe('route access declarations', () => {
   let backing: Backing;
