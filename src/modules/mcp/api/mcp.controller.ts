@@ -1,11 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { AppError } from '../../../core/index.js';
 import { MinRole, PublicApi } from '../../../platform/auth/index.js';
-import { ApiErrors } from '../../../platform/http/index.js';
 import { McpServerFactory } from '../application/mcp-server.js';
 
 const JSON_RPC_MESSAGE: SchemaObject = {
@@ -18,7 +17,7 @@ const JSON_RPC_MESSAGE: SchemaObject = {
     params: { type: 'object', additionalProperties: true },
   },
   required: ['jsonrpc'],
-  additionalProperties: true,
+  additionalProperties: false,
 };
 
 const JSON_RPC_ANSWER: SchemaObject = {
@@ -66,8 +65,8 @@ export class McpController {
   @Get()
   @PublicApi()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no server-sent event stream (405).' })
-  @ApiErrors('method_not_allowed')
+  // Streamable HTTP asks a stateless server to refuse these with 405; they are not operations of the API.
+  @ApiExcludeEndpoint()
   mcpOpenStream(@Res({ passthrough: true }) res: Response): never {
     return refuse(res);
   }
@@ -75,8 +74,8 @@ export class McpController {
   @Delete()
   @PublicApi()
   @MinRole('viewer')
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, with no session to end (405).' })
-  @ApiErrors('method_not_allowed')
+  // Streamable HTTP asks a stateless server to refuse these with 405; they are not operations of the API.
+  @ApiExcludeEndpoint()
   mcpEndSession(@Res({ passthrough: true }) res: Response): never {
     return refuse(res);
   }
