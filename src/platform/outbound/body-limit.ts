@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { OutboundError } from './outbound-error.js';
 
 function tooLarge(maxBytes: number, what: string): OutboundError {
@@ -55,7 +56,7 @@ export async function readWebSnippet(res: Response, limit = 2048): Promise<strin
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  return startOf(chunks, limit);
 }
 
 /** `readWebSnippet` for a Node stream: the start of an error body, the rest let go. */
@@ -73,7 +74,7 @@ export async function readNodeSnippet(stream: Readable, limit = 2048): Promise<s
   } finally {
     stream.destroy();
   }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  return startOf(chunks, limit);
 }
 
 /** The same cap for a Node stream (the pinned-connection downloader). */
@@ -95,4 +96,9 @@ export async function readNodeBody(stream: Readable, maxBytes: number, contentLe
     chunks.push(buf);
   }
   return Buffer.concat(chunks);
+}
+
+/** The first `limit` bytes as text; a character the limit cuts is left out whole, so the text stays within it. */
+function startOf(chunks: readonly Uint8Array[], limit: number): string {
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, limit));
 }

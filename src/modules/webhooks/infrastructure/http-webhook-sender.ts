@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { StringDecoder } from 'node:string_decoder';
 import { AppConfig } from '../../../config/index.js';
-import { isOutboundError, requestPinned, vetHost, type HostResolver } from '../../../platform/outbound/index.js';
+import { isOutboundError, readNodeSnippet, requestPinned, vetHost, type HostResolver } from '../../../platform/outbound/index.js';
 import { WebhookSender, type SendResult } from '../application/ports/webhook-sender.js';
 import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-rules.js';
 
@@ -66,19 +65,5 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** The first KiB of the answer (NULs dropped, PostgreSQL text refuses them); the rest is never read. */
 async function readExcerpt(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of res) {
-      chunks.push(chunk as Buffer);
-      total += (chunk as Buffer).length;
-      if (total >= RESPONSE_EXCERPT_BYTES) break;
-    }
-  } catch {
-    // A broken answer body does not change what its status says.
-  } finally {
-    res.destroy();
-  }
-  // A character cut by the limit is left out whole, so the excerpt stays within the KiB.
-  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES)).replaceAll('\u0000', '');
+  return (await readNodeSnippet(res, RESPONSE_EXCERPT_BYTES)).replaceAll('\u0000', '');
 }
