@@ -181,14 +181,16 @@ function relativeToServer(doc: OpenAPIObject): OpenAPIObject {
 }
 
 function documentHead(): Omit<OpenAPIObject, 'paths'> {
-  return new DocumentBuilder()
+  const head = new DocumentBuilder()
     .setTitle('Persona Studio API')
     .setDescription(describeApi())
     .setVersion('1')
-    .setLicense('Proprietary', 'https://personastudio.example/terms')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session access token' })
     .addSecurity('api_key', { type: 'http', scheme: 'bearer', description: 'Agency API key (psk_...)' })
     .build();
+  // The API is proprietary: there is no licence text to link and no SPDX identifier for it.
+  head.info.license = { name: 'Proprietary' };
+  return head;
 }
 
 /** The document's description: the two rules every route shares, said once. */
