@@ -9,6 +9,8 @@ export interface ReceivedWebhook {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** The sender's end of the connection (which process sent it: `processOwningPort`). */
+  remotePort: number;
 }
 
 /** How to answer one request: a status, optionally after a delay, a body, a Location (for 3xx). */
@@ -44,7 +46,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const path = (req.url ?? '/').split('?')[0];
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
-      received.push({ path, method: req.method ?? '', headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({ path, method: req.method ?? '', headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), remotePort: req.socket.remotePort ?? 0 });
       const reply = scripts.get(path)?.shift() ?? defaults.get(path) ?? { status: 200, body: 'ok' };
       const answer = () => {
         if (res.destroyed) return;

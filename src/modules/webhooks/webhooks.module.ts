@@ -4,7 +4,6 @@ import { WebhookSender } from './application/ports/webhook-sender.js';
 import { SocketEndpointDisabledNotice } from './api/endpoint-disabled.notice.js';
 import { WebhooksController } from './api/webhooks.controller.js';
 import { WebhookDeliveryLoop } from './application/delivery-loop.js';
-import { WebhookDeliveryWake } from './application/delivery-wake.js';
 import { WebhookFanout } from './application/webhook-fanout.js';
 import { WebhookMetrics } from './application/webhook-metrics.js';
 import { WebhookSecrets } from './application/webhook-secrets.js';
@@ -21,7 +20,6 @@ import { WebhooksRepository } from './infrastructure/webhooks.repository.js';
     WebhooksService,
     WebhooksRepository,
     WebhookSecrets,
-    WebhookDeliveryWake,
     WebhookFanout,
     WebhookMetrics,
     WebhookDeliveryLoop,

@@ -38,6 +38,12 @@ export async function changedRows<T>(tx: Tx, sql: string, params: unknown[] = []
   return answer[0];
 }
 
+/** Runs an INSERT with RETURNING and answers the rows it wrote (the driver answers INSERT with the rows alone). */
+export async function insertedRows<T>(tx: Tx, sql: string, params: unknown[] = []): Promise<T[]> {
+  const rows: T[] = await tx.query(sql, params);
+  return rows;
+}
+
 /** SQL that formats a timestamptz column as `Date.prototype.toISOString` does: UTC, milliseconds, a Z. */
 export function isoTimestampSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

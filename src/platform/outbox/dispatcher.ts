@@ -5,7 +5,9 @@ import { isOutageError, outages, withinTime } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { consumesQueues, QUEUE_ROLE } from '../queue/index.js';
 import { settle, type RetryPolicy } from './backoff.js';
-import { Outbox } from './outbox.js';
+import { Wakeups } from '../redis/redis.module.js';
+import { PollingLoop } from '../queue/polling-loop.js';
+import { Outbox, OUTBOX_WAKEUP } from './outbox.js';
 import { OutboxStore, type ClaimedEvent, type Outcome } from './outbox-store.js';
 import { OutboxSubscribers, PermanentDeliveryFailure } from './subscribers.js';
 
@@ -67,18 +69,15 @@ export function outcomeOf(policy: RetryPolicy, event: ClaimedEvent, result: Atte
  * too unless OUTBOX_DISPATCH_IN_API=false, a loop claims due events with a lease (`FOR UPDATE SKIP
  * LOCKED`, so dispatchers never share one), hands each to its subscribers, records who is done,
  * and retries the rest with back-off until it gives up. Idle, it looks again every OUTBOX_POLL_MS,
- * sooner after a record in this process. At a stop it claims no more, lets the running deliveries
- * finish and gives back what it had claimed but not started.
+ * sooner when an event was recorded in this process or another (`Wakeups`). At a stop it claims no
+ * more, lets the running deliveries finish and gives back what it had claimed but not started.
  */
 @Injectable()
 export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
-  private stopped = false;
-  private wake?: () => void;
-  private loop?: Promise<void>;
+  private readonly loop: PollingLoop;
   private closing?: Promise<Record<string, unknown>>;
   private delivered = 0;
-  private failing = false;
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: ProcessRole,
@@ -86,8 +85,12 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     private readonly store: OutboxStore,
     private readonly subscribers: OutboxSubscribers,
     private readonly outbox: Outbox,
+    private readonly wakeups: Wakeups,
     private readonly lifecycle: ProcessLifecycle,
-  ) {}
+  ) {
+    const { batch, pollMs } = config.outbox;
+    this.loop = new PollingLoop({ what: 'outbox dispatch', logger: this.logger, pollMs, pass: async () => (await this.dispatchOnce()) >= batch });
+  }
 
   get dispatches(): boolean {
     return this.role === 'worker' || this.config.outbox.dispatchInApi || consumesQueues(this.role, this.config);
@@ -95,9 +98,8 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
 
   onApplicationBootstrap(): void {
     if (!this.dispatches) return;
-    // A record commits a moment after it is written: look shortly after, rather than a whole poll later.
-    this.outbox.onRecorded(() => setTimeout(() => this.wake?.(), 30).unref());
-    this.loop = this.dispatchLoop();
+    this.wakeups.on(OUTBOX_WAKEUP, () => this.loop.wake());
+    this.loop.start();
     this.lifecycle.onStop(() => this.close());
     this.logger.log({ msg: 'outbox dispatcher started', role: this.role, subscribers: this.subscribers.size });
   }
@@ -107,15 +109,8 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   }
 
   close(): Promise<Record<string, unknown>> {
-    this.closing ??= this.stop();
+    this.closing ??= this.loop.stop().then(() => (this.dispatches ? { outbox_delivered: this.delivered } : {}));
     return this.closing;
-  }
-
-  private async stop(): Promise<Record<string, unknown>> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
-    return this.dispatches ? { outbox_delivered: this.delivered } : {};
   }
 
   /** Claims one batch and delivers it; answers how many it claimed. */
@@ -127,7 +122,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async deliver(event: ClaimedEvent): Promise<void> {
-    if (this.stopped) {
+    if (this.loop.stopping) {
       await this.store.release(event).catch(() => undefined);
       return;
     }
@@ -152,32 +147,5 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     } else if (outcome.error !== null) {
       this.logger.error({ msg: 'outbox delivery failed for good', event_id: event.id, type: event.type, err: outcome.error });
     }
-  }
-
-  private async dispatchLoop(): Promise<void> {
-    while (!this.stopped) {
-      let count = 0;
-      try {
-        count = await this.dispatchOnce();
-        this.failing = false;
-      } catch (err) {
-        // An outage is one line from the outage log; anything else warns once per failing streak.
-        if (isOutageError(err)) outages.report(err);
-        else if (!this.failing) this.logger.warn({ msg: 'outbox dispatch failed', err: String(err) });
-        this.failing = true;
-      }
-      if (count < this.config.outbox.batch && !this.stopped) await this.idle(this.config.outbox.pollMs);
-    }
-  }
-
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }

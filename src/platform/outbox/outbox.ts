@@ -2,23 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import { newId, type NewOutboxEvent, type OutboxEventType } from '../../core/index.js';
 import { SealedBox } from '../crypto/index.js';
-import { jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
+import { insertedRows, jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
+import { Wakeups } from '../redis/redis.module.js';
 import { OutboxSubscribers } from './subscribers.js';
 
 const INSERT = 'INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed)';
 
+/** The name the dispatchers' loop is woken by (see `Wakeups`). */
+export const OUTBOX_WAKEUP = 'outbox';
+
 /**
  * Records an event in the caller's transaction: it is delivered after that transaction commits,
  * and never when it rolls back. A context announces a fact here instead of calling whoever cares.
+ * A written event wakes a dispatcher, in this process or another, a moment later.
  */
 @Injectable()
 export class Outbox {
   private readonly box: SealedBox;
-  private readonly recorded: Array<() => void> = [];
 
   constructor(
     config: AppConfig,
     private readonly subscribers: OutboxSubscribers,
+    private readonly wakeups: Wakeups,
   ) {
     this.box = new SealedBox(config.tokenEncryptionKey, 'outbox-secrets');
   }
@@ -28,8 +33,8 @@ export class Outbox {
     const id = newId('evt');
     const params = [id, event.type, event.workspaceId, jsonParam(event.payload), event.secret === undefined ? null : this.box.seal(event.secret, id)];
     const interest = this.interestIn(event.type, '$3', '$2');
-    await tx.query(`${INSERT} SELECT $1, $2, $3, $4, $5${interest ? ` WHERE ${interest}` : ''}`, params);
-    for (const listener of this.recorded) listener();
+    const written = await insertedRows(tx, `${INSERT} SELECT $1, $2, $3, $4, $5${interest ? ` WHERE ${interest}` : ''} RETURNING id`, params);
+    if (written.length > 0) this.wakeups.signal(OUTBOX_WAKEUP);
     return id;
   }
 
@@ -53,14 +58,9 @@ export class Outbox {
     return this.subscribers.interestIn(eventType)?.replaceAll(':workspace_id', workspace).replaceAll(':type', type) ?? null;
   }
 
-  /** Tells this process's dispatcher that a statement with `addTo` committed. */
+  /** Wakes a dispatcher after a statement with `addTo` committed. */
   recordedElsewhere(): void {
-    for (const listener of this.recorded) listener();
-  }
-
-  /** Called after each record in this process (the record's transaction commits a moment later). */
-  onRecorded(listener: () => void): void {
-    this.recorded.push(listener);
+    this.wakeups.signal(OUTBOX_WAKEUP);
   }
 
   /** The secret of event `id` as recorded (for the dispatcher). */

@@ -9,3 +9,4 @@ export { JobTransport, NO_DEADLINE, type CloseReport, type DroppedMessage } from
 export * from './job-types.js';
 export { bullQueueOf } from './transport/bull-transport.js';
 export { createClaimedJobs, PeriodicPass, PeriodicPasses, type PeriodicPassSpec } from './periodic-jobs.js';
+export { PollingLoop, type PollingLoopOptions } from './polling-loop.js';

@@ -1,15 +1,15 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../../config/index.js';
 import type { ProcessRole } from '../../../core/index.js';
-import { isOutageError, outages } from '../../../platform/health/index.js';
 import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
-import { consumesQueues, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { consumesQueues, PollingLoop, QUEUE_ROLE } from '../../../platform/queue/index.js';
+import { Wakeups } from '../../../platform/redis/redis.module.js';
 import { AuditLog } from '../../audit/index.js';
 import { activeSecrets, deliveryHeaders } from '../domain/signing.js';
 import { failingTooLong, settleAttempt, type Settlement } from '../domain/webhook-rules.js';
 import { DeliveryStore, type ClaimedDelivery, type DeliveryOutcome } from '../infrastructure/delivery-store.js';
 import { endpointView, type EndpointRow } from '../infrastructure/webhooks.repository.js';
-import { WebhookDeliveryWake } from './delivery-wake.js';
+import { WEBHOOK_DELIVERY_WAKEUP } from './delivery-wake.js';
 import { EndpointDisabledNotice } from './ports/endpoint-notices.js';
 import { WebhookSender } from './ports/webhook-sender.js';
 import { WebhookMetrics } from './webhook-metrics.js';
@@ -27,19 +27,17 @@ export function saturated(inFlight: ReadonlyMap<string, number>, perEndpoint: nu
  * WEBHOOK_BATCH in flight in this process and WEBHOOK_CONCURRENCY_PER_ENDPOINT to one endpoint;
  * each attempt is signed, posted, recorded, and settled (delivered, retried later, failed, the
  * endpoint disabled). A lease that lapses (a killed worker) is taken over and the delivery sent
- * again with the same `webhook-id`. At a stop it claims no more and lets running attempts finish
- * (each is bounded by WEBHOOK_TIMEOUT).
+ * again with the same `webhook-id`. Idle, it looks again every WEBHOOK_POLL, sooner when deliveries
+ * were queued in this process or another (`Wakeups`) or an attempt here freed a slot. At a stop it
+ * claims no more and lets running attempts finish (each is bounded by WEBHOOK_TIMEOUT).
  */
 @Injectable()
 export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-  private failing = false;
-  private loop?: Promise<void>;
+  private readonly loop: PollingLoop;
   private closing?: Promise<Record<string, unknown>>;
-  private wakeIdle?: () => void;
   private sent = 0;
 
   constructor(
@@ -51,9 +49,11 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
     private readonly audit: AuditLog,
     private readonly notice: EndpointDisabledNotice,
     private readonly metrics: WebhookMetrics,
-    private readonly wake: WebhookDeliveryWake,
+    private readonly wakeups: Wakeups,
     private readonly lifecycle: ProcessLifecycle,
-  ) {}
+  ) {
+    this.loop = new PollingLoop({ what: 'webhook claim', logger: this.logger, pollMs: config.webhooks.pollMs, pass: () => this.claimFree() });
+  }
 
   get delivers(): boolean {
     return this.role === 'worker' || this.config.webhooks.deliveryInApi || consumesQueues(this.role, this.config);
@@ -61,8 +61,8 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
 
   onApplicationBootstrap(): void {
     if (!this.delivers) return;
-    this.wake.onWake(() => this.wakeIdle?.());
-    this.loop = this.run();
+    this.wakeups.on(WEBHOOK_DELIVERY_WAKEUP, () => this.loop.wake());
+    this.loop.start();
     this.lifecycle.onStop(() => this.close());
     this.logger.log({ msg: 'webhook delivery started', role: this.role });
   }
@@ -77,39 +77,23 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async stop(): Promise<Record<string, unknown>> {
-    this.stopped = true;
-    this.wakeIdle?.();
-    await this.loop;
+    await this.loop.stop();
     await Promise.all([...this.running]);
     return this.delivers ? { webhook_attempts: this.sent } : {};
   }
 
-  private async run(): Promise<void> {
-    const { batch, pollMs } = this.config.webhooks;
-    while (!this.stopped) {
-      const free = batch - this.running.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          claimed = await this.claimAndStart(free);
-          this.failing = false;
-        } catch (err) {
-          if (isOutageError(err)) outages.report(err);
-          else if (!this.failing) this.logger.warn({ msg: 'webhook claim failed', err: String(err) });
-          this.failing = true;
-        }
-      }
-      if (this.stopped) break;
-      // A full claim may have left more due: look again at once; otherwise until woken or the poll.
-      if (free === 0 || claimed < free) await this.idle(pollMs);
-    }
+  /** Claims as many deliveries as this process has room for; answers whether it filled them all (more may be due). */
+  private async claimFree(): Promise<boolean> {
+    const free = this.config.webhooks.batch - this.running.size;
+    if (free <= 0) return false; // a finishing attempt wakes the loop
+    return (await this.claimAndStart(free)) >= free;
   }
 
   private async claimAndStart(free: number): Promise<number> {
     const { leaseMs, concurrencyPerEndpoint } = this.config.webhooks;
     const claimed = await this.store.claim(free, leaseMs, concurrencyPerEndpoint, saturated(this.inFlight, concurrencyPerEndpoint));
     for (const d of claimed) {
-      if (this.stopped || (this.inFlight.get(d.endpointId) ?? 0) >= concurrencyPerEndpoint) {
+      if (this.loop.stopping || (this.inFlight.get(d.endpointId) ?? 0) >= concurrencyPerEndpoint) {
         await this.store.release(d).catch(() => undefined);
         continue;
       }
@@ -127,7 +111,7 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
         if (left <= 0) this.inFlight.delete(d.endpointId);
         else this.inFlight.set(d.endpointId, left);
         this.running.delete(run);
-        this.wakeIdle?.();
+        this.loop.wake();
       });
     this.running.add(run);
   }
@@ -194,17 +178,6 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
         this.logger.warn({ msg: 'webhook.endpoint_disabled socket event not published', endpoint_id: d.endpointId, err: String(err) }),
       );
     }
-  }
-
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeIdle = done;
-    });
   }
 }
 

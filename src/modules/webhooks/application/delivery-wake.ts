@@ -1,16 +1,6 @@
-import { Injectable } from '@nestjs/common';
-
-/** Wakes this process's delivery loop when a delivery was queued here (it otherwise looks every WEBHOOK_POLL). */
-@Injectable()
-export class WebhookDeliveryWake {
-  private listener?: () => void;
-
-  onWake(listener: () => void): void {
-    this.listener = listener;
-  }
-
-  /** A moment later: the delivery's transaction may commit just after. */
-  soon(): void {
-    if (this.listener) setTimeout(this.listener, 20).unref();
-  }
-}
+/**
+ * The name the delivery loops are woken by (`Wakeups`) when deliveries were queued: by the fan-out,
+ * a test event or a manual retry, in whichever process, so a worker sends them without waiting for
+ * its next WEBHOOK_POLL.
+ */
+export const WEBHOOK_DELIVERY_WAKEUP = 'webhook-deliveries';

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { WEBHOOK_EVENT_TYPES, type OutboxEvent } from '../../../core/index.js';
 import { OutboxEventBodies, OutboxSubscribers } from '../../../platform/outbox/index.js';
+import { Wakeups } from '../../../platform/redis/redis.module.js';
 import { envelope, snakeCased } from '../domain/webhook-rules.js';
 import { WebhooksRepository } from '../infrastructure/webhooks.repository.js';
-import { WebhookDeliveryWake } from './delivery-wake.js';
+import { WEBHOOK_DELIVERY_WAKEUP } from './delivery-wake.js';
 
 /**
  * The outbox subscriber `webhooks`: for each customer event, one delivery per enabled endpoint of
@@ -23,7 +24,7 @@ export class WebhookFanout implements OnModuleInit {
     private readonly subscribers: OutboxSubscribers,
     private readonly bodies: OutboxEventBodies,
     private readonly repo: WebhooksRepository,
-    private readonly wake: WebhookDeliveryWake,
+    private readonly wakeups: Wakeups,
   ) {}
 
   onModuleInit(): void {
@@ -40,7 +41,7 @@ export class WebhookFanout implements OnModuleInit {
     const added = await this.repo.insertDeliveries(endpoints, event.workspaceId, event.id, event.type, body);
     if (added > 0) {
       this.logger.debug({ msg: 'webhook event fanned out', event_id: event.id, type: event.type, workspace_id: event.workspaceId, deliveries: added });
-      this.wake.soon();
+      this.wakeups.signal(WEBHOOK_DELIVERY_WAKEUP);
     }
   }
 }

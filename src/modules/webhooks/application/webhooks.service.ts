@@ -5,10 +5,11 @@ import { AppConfig } from '../../../config/index.js';
 import { AppError, newId, type Caller, type Page, type PageRequest } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { isOutboundError, vetHost } from '../../../platform/outbound/index.js';
+import { Wakeups } from '../../../platform/redis/redis.module.js';
 import { AuditLog, type AuditAction } from '../../audit/index.js';
 import { endpointUrlProblem, eventTypesProblem, MAX_ENDPOINTS_PER_WORKSPACE, newSigningSecret, TEST_EVENT_TYPE } from '../domain/webhook-rules.js';
 import { endpointView, WebhooksRepository } from '../infrastructure/webhooks.repository.js';
-import { WebhookDeliveryWake } from './delivery-wake.js';
+import { WEBHOOK_DELIVERY_WAKEUP } from './delivery-wake.js';
 import type { DeliveryFilter, DeliveryView, EndpointPatch, EndpointView, EndpointWithSecret, NewEndpoint } from './webhook.views.js';
 import { WebhookSecrets } from './webhook-secrets.js';
 
@@ -20,7 +21,7 @@ export class WebhooksService {
     private readonly secrets: WebhookSecrets,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
-    private readonly wake: WebhookDeliveryWake,
+    private readonly wakeups: Wakeups,
     @InjectDataSource() private readonly ds: DataSource,
   ) {}
 
@@ -110,7 +111,7 @@ export class WebhooksService {
       await this.record(tx, caller, 'webhook.test_sent', id, { delivery_id: inserted.id, event_id: eventId });
       return inserted;
     });
-    this.wake.soon();
+    this.wakeups.signal(WEBHOOK_DELIVERY_WAKEUP);
     return delivery;
   }
 
@@ -130,7 +131,7 @@ export class WebhooksService {
       await this.record(tx, caller, 'webhook.delivery_retried', endpointId, { delivery_id: deliveryId, event_id: found.eventId });
       return (await this.repo.findDelivery(caller.workspaceId, endpointId, deliveryId, tx))!;
     });
-    this.wake.soon();
+    this.wakeups.signal(WEBHOOK_DELIVERY_WAKEUP);
     return delivery;
   }
 

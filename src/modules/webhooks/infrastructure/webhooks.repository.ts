@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, type Page, type PageRequest, offsetOf } from '../../../core/index.js';
-import { changedRows, jsonParam, type Tx } from '../../../platform/database/index.js';
+import { changedRows, insertedRows, jsonParam, type Tx } from '../../../platform/database/index.js';
 import type { AttemptView, DeliveryFilter, DeliveryView, EndpointView } from '../application/webhook.views.js';
 import type { DeliveryStatus, DisabledReason } from '../domain/webhook-rules.js';
 
@@ -175,7 +175,7 @@ export class WebhooksRepository {
   async insertDeliveries(endpointIds: readonly string[], workspaceId: string, eventId: string, eventType: string, body: unknown): Promise<number> {
     if (endpointIds.length === 0) return 0;
     const ids = endpointIds.map(() => newId('whd'));
-    const rows = await changedRows(
+    const rows = await insertedRows(
       this.ds.manager,
       `INSERT INTO webhook_deliveries (id, endpoint_id, workspace_id, event_id, event_type, body)
        SELECT d.id, d.endpoint_id, $3, $4, $5, $6::jsonb FROM unnest($1::text[], $2::text[]) AS d(id, endpoint_id)
