@@ -28,8 +28,9 @@ import { Receiver, type Arrival } from './webhooks-receivers.js';
  *    created (the body's `created_at`) → arrival at each receiver.
  * 3. duplicates: webhook-ids that reached one receiver more than once, over the whole run.
  * 4. write route: the same approve route in a workspace without endpoints (its outbox INSERT writes
- *    nothing) and in the one with five (an event per approval, fanned out and sent meanwhile by the
- *    workers on the same cores), in turns with GET /health.
+ *    nothing) and in the one with five (an event per approval), in turns: first with the workers
+ *    paused (SIGSTOP: the outbox row in the transaction and nothing else; reported), then with them
+ *    fanning out and sending on the same cores, beside GET /health (judged, as the brief asks).
  *
  * The defaults are kept (WEBHOOK_POLL, WEBHOOK_BATCH, OUTBOX_POLL_MS, ...). Two settings differ from
  * a production deployment, and say why: NODE_ENV=test, because production refuses http:// endpoint
@@ -143,6 +144,9 @@ async function arrivalsFor(rig: Rig, resources: string[], what: string): Promise
 /** What a phase cost: CPU per process and of this database's sessions, and the reads of `webhook_deliveries`. */
 interface PhaseCost {
   cpu: string;
+  /** CPU ms of the two workers together and of this database's sessions over the phase. */
+  workerMs: number;
+  pgMs: number;
   /** Sequential scans of webhook_deliveries and the rows they read (pg_stat_user_tables). */
   seqScans: number;
   seqRows: number;
@@ -161,13 +165,18 @@ async function phaseCost(rig: Rig): Promise<() => Promise<PhaseCost>> {
   const scans = await deliveryScans(rig.db);
   return async () => {
     const share = endCpu();
-    const pgPct = (100 * (endPg().pg ?? 0)) / (share.seconds * 1000);
+    const pgMs = endPg().pg ?? 0;
+    const pgPct = (100 * pgMs) / (share.seconds * 1000);
+    const workerMs = ((share.procs['worker 1'] + share.procs['worker 2']) * share.seconds * 1000) / 100;
     // Backends report their table counters at most once a second.
     await sleep(1200);
     const after = await deliveryScans(rig.db);
-    return { cpu: `${describeCpu(share)}; of the rest, this database's sessions ${pgPct.toFixed(0)}%`, seqScans: after.scans - scans.scans, seqRows: after.rows - scans.rows };
+    return { cpu: `${describeCpu(share)}; of the rest, this database's sessions ${pgPct.toFixed(0)}%`, workerMs, pgMs, seqScans: after.scans - scans.scans, seqRows: after.rows - scans.rows };
   };
 }
+
+const cpuPer = (c: PhaseCost, deliveries: number) =>
+  `workers ${((c.workerMs * 1000) / Math.max(1, deliveries)).toFixed(0)} µs + this database ${((c.pgMs * 1000) / Math.max(1, deliveries)).toFixed(0)} µs of CPU per delivery`;
 
 const scansPer = (c: PhaseCost, deliveries: number) =>
   `${c.seqScans} sequential scans of webhook_deliveries reading ${c.seqRows.toLocaleString('en')} rows (${(c.seqScans / Math.max(1, deliveries)).toFixed(1)} scans, ${Math.round(c.seqRows / Math.max(1, deliveries)).toLocaleString('en')} rows per delivery)`;
@@ -278,6 +287,9 @@ async function latency(rig: Rig): Promise<LatencyReading> {
 // ---- 4. the write route with and without endpoints ----
 
 interface WriteReading {
+  /** The workers paused (SIGSTOP): the events are written, nothing fans them out; the route's own cost. */
+  pausedPlain: Measurement;
+  pausedHooked: Measurement;
   health: Measurement;
   plain: Measurement;
   hooked: Measurement;
@@ -318,7 +330,19 @@ async function writeRoute(rig: Rig, settings: BenchSettings): Promise<WriteReadi
   const overrun = { n: 0 };
   const opts = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   const load = load1();
-  console.log(`  write route: GET /health and POST …/approve without and with endpoints, in turns, ${settings.rounds} rounds at ${opts.connections} connections (load ${load})`);
+  const stopWorkers = (signal: 'SIGSTOP' | 'SIGCONT') => rig.workers.forEach((w) => process.kill(w.pid, signal));
+  console.log(`  write route, workers paused: POST …/approve without and with endpoints, in turns (load ${load})`);
+  stopWorkers('SIGSTOP');
+  const [pausedPlain, pausedHooked] = await measureInTurns(
+    [
+      approveSpec(rig, rig.plain, plainIds, 'POST …/approve, no endpoints, workers paused', overrun),
+      approveSpec(rig, rig.hooked, hookedIds, `POST …/approve, ${ENDPOINTS} endpoints, workers paused`, overrun),
+    ],
+    opts,
+    settings.rounds,
+    cost,
+  ).finally(() => stopWorkers('SIGCONT'));
+  console.log(`  write route: GET /health and POST …/approve without and with endpoints, in turns, ${settings.rounds} rounds at ${opts.connections} connections, the workers running (load ${load1()})`);
   const [health, plain, hooked] = await measureInTurns(
     [
       { label: 'GET /health', url: `${rig.api.baseUrl}/health` },
@@ -330,7 +354,7 @@ async function writeRoute(rig: Rig, settings: BenchSettings): Promise<WriteReadi
     cost,
   );
   assertAlive(rig, 'the write-route reading');
-  return { health, plain, hooked, eventsHooked: await countEvents(rig.hooked), eventsPlain: await countEvents(rig.plain), exhausted: overrun.n, load: `${load} → ${load1()}` };
+  return { pausedPlain, pausedHooked, health, plain, hooked, eventsHooked: await countEvents(rig.hooked), eventsPlain: await countEvents(rig.plain), exhausted: overrun.n, load: `${load} → ${load1()}` };
 }
 
 // ---- report ----
@@ -359,22 +383,24 @@ function summary(r: Readings): string {
     [`drain: ${DRAIN_EVENTS * ENDPOINTS} deliveries`, `${d.seconds.toFixed(2)} s from the insert to the last arrival: ${d.m.rps.toFixed(0)}/s (${d.steadyRate.toFixed(0)}/s between the 10th and 90th percentile arrivals)`],
     ['  first arrival / all fanned out', `${d.firstMs} ms / ${d.fannedOutMs} ms after the insert`],
     ['  CPU during the drain', d.cost.cpu],
-    ['  the claims\' reads', scansPer(d.cost, d.m.requests)],
+    ['  CPU per delivery', cpuPer(d.cost, d.m.requests)],
+    ['  reads of webhook_deliveries', scansPer(d.cost, d.m.requests)],
     [`latency at ${LATENCY_RATE} events/s: event to delivery`, `${spread(l.values)} (${l.delivered} of ${l.expected} deliveries)`],
     ['  event → deliveries written (fan-out)', spread(l.toFanOut)],
     ['  deliveries written → arrival (claim + send)', spread(l.fanOutToArrival)],
     ['  the route at that rate: answer p50 / p99', `${l.answers.p50} / ${l.answers.p99} ms, ${JSON.stringify(l.answers.statusCodes)}`],
     ['  CPU during the latency reading', l.cost.cpu],
-    ['  the claims\' reads', scansPer(l.cost, l.delivered)],
+    ['  CPU per delivery', cpuPer(l.cost, l.delivered)],
     ['write route without endpoints', `${w.plain.rps.toFixed(0)}/s (${perRound(w.plain)} per round), p50 / p99 ${w.plain.p50} / ${w.plain.p99} ms; ${w.eventsPlain} outbox rows written`],
     [`write route with ${ENDPOINTS} endpoints`, `${w.hooked.rps.toFixed(0)}/s (${perRound(w.hooked)} per round), p50 / p99 ${w.hooked.p50} / ${w.hooked.p99} ms; ${w.eventsHooked} events written`],
+    ['write route, workers paused: with / without endpoints', `${w.pausedHooked.rps.toFixed(0)}/s / ${w.pausedPlain.rps.toFixed(0)}/s: ${((100 * w.pausedHooked.rps) / Math.max(1, w.pausedPlain.rps)).toFixed(0)}% (not judged; the outbox row without the fan-out)`],
     ['GET /health beside them', `${w.health.rps.toFixed(0)}/s (${perRound(w.health)} per round)`],
     ['duplicates per endpoint (webhook-ids arriving twice)', r.duplicates.join(', ')],
     ['signatures verified (standardwebhooks, a sample)', `${r.signatures.verified} verified, ${r.signatures.failed} failed`],
     ['deliveries by status at the end; attempts not 204', `${JSON.stringify(r.statuses)}; ${r.badAttempts}`],
     ['load average (1 min): drain / latency / write route', `${d.load} / ${l.load} / ${w.load}`],
   ];
-  return [cpuTable([w.health, w.plain, w.hooked]), '', table(['webhooks reading', 'figure'], rows, [false, false])].join('\n');
+  return [cpuTable([w.pausedPlain, w.pausedHooked, w.health, w.plain, w.hooked]), '', table(['webhooks reading', 'figure'], rows, [false, false])].join('\n');
 }
 
 function targets(r: Readings): Target[] {
@@ -411,7 +437,7 @@ async function measureAll(rig: Rig, settings: BenchSettings): Promise<ScenarioRe
     badAttempts: bad.rows[0].n,
   };
   return {
-    measurements: [write.health, write.plain, write.hooked, lat.answers, lat.m, drained.m],
+    measurements: [write.pausedPlain, write.pausedHooked, write.health, write.plain, write.hooked, lat.answers, lat.m, drained.m],
     targets: targets(readings),
     summary: summary(readings),
   };
