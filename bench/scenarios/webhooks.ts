@@ -147,13 +147,15 @@ interface PhaseCost {
   /** CPU ms of the two workers together and of this database's sessions over the phase. */
   workerMs: number;
   pgMs: number;
-  /** Sequential scans of webhook_deliveries and the rows they read (pg_stat_user_tables). */
+  /** Scans of webhook_deliveries (sequential and index) and the rows they read (pg_stat_user_tables). */
   seqScans: number;
   seqRows: number;
 }
 
 async function deliveryScans(db: pg.Client): Promise<{ scans: number; rows: number }> {
-  const { rows } = await db.query<{ scans: string; rows: string }>(`SELECT seq_scan AS scans, seq_tup_read AS rows FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`);
+  const { rows } = await db.query<{ scans: string; rows: string }>(
+    `SELECT seq_scan + coalesce(idx_scan, 0) AS scans, seq_tup_read + coalesce(idx_tup_fetch, 0) AS rows FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`,
+  );
   return { scans: Number(rows[0]?.scans ?? 0), rows: Number(rows[0]?.rows ?? 0) };
 }
 
@@ -179,7 +181,7 @@ const cpuPer = (c: PhaseCost, deliveries: number) =>
   `workers ${((c.workerMs * 1000) / Math.max(1, deliveries)).toFixed(0)} µs + this database ${((c.pgMs * 1000) / Math.max(1, deliveries)).toFixed(0)} µs of CPU per delivery`;
 
 const scansPer = (c: PhaseCost, deliveries: number) =>
-  `${c.seqScans} sequential scans of webhook_deliveries reading ${c.seqRows.toLocaleString('en')} rows (${(c.seqScans / Math.max(1, deliveries)).toFixed(1)} scans, ${Math.round(c.seqRows / Math.max(1, deliveries)).toLocaleString('en')} rows per delivery)`;
+  `${c.seqScans} scans of webhook_deliveries (sequential and index) reading ${c.seqRows.toLocaleString('en')} rows (${(c.seqScans / Math.max(1, deliveries)).toFixed(1)} scans, ${Math.round(c.seqRows / Math.max(1, deliveries)).toLocaleString('en')} rows per delivery)`;
 
 // ---- 1. drain ----
 
@@ -299,25 +301,45 @@ interface WriteReading {
   load: string;
 }
 
-function approveSpec(rig: Rig, ws: Workspace, ids: string[], label: string, overrun: { n: number }): LoadSpec {
+/** Hands out a workspace's ready items, each once, across every reading that approves them. */
+interface ItemCursor {
+  ids: string[];
+  next: number;
+}
+
+function approveSpec(rig: Rig, ws: Workspace, items: ItemCursor, label: string, overrun: { n: number }): LoadSpec {
   const prefix = new URL(rig.api.baseUrl).pathname;
-  let next = 0;
+  const ids = items.ids;
   return {
     label,
     url: `${rig.api.baseUrl}/characters/${ws.characterId}/content/${ids[0]}/approve`,
     method: 'POST',
     headers: { authorization: `Bearer ${ws.owner.token}` },
     setupRequest: (req) => {
-      if (next >= ids.length) overrun.n += 1;
-      const id = ids[Math.min(next++, ids.length - 1)];
+      if (items.next >= ids.length) overrun.n += 1;
+      const id = ids[Math.min(items.next++, ids.length - 1)];
       return { ...req, method: 'POST', path: `${prefix}/characters/${ws.characterId}/content/${id}/approve` };
     },
   };
 }
 
+/** Waits until no delivery is pending or being sent and no outbox event is open. */
+async function quiet(rig: Rig): Promise<void> {
+  const until = Date.now() + PHASE_TIMEOUT_MS;
+  for (;;) {
+    const { rows } = await rig.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'delivering')) + (SELECT count(*) FROM outbox_events WHERE done_at IS NULL AND type = 'content.approved') AS n`,
+    );
+    if (Number(rows[0].n) === 0) return;
+    if (Date.now() > until) throw new Error(`${rows[0].n} deliveries or events still open after ${PHASE_TIMEOUT_MS / 1000} s`);
+    await sleep(100);
+  }
+}
+
 async function writeRoute(rig: Rig, settings: BenchSettings): Promise<WriteReading> {
   const plainIds = await copyItems(rig.db, rig.plain, OVERHEAD_ITEMS, 'ready', 'write');
   const hookedIds = await copyItems(rig.db, rig.hooked, OVERHEAD_ITEMS, 'ready', 'write');
+  const [plainItems, hookedItems]: ItemCursor[] = [{ ids: plainIds, next: 0 }, { ids: hookedIds, next: 0 }];
   const countEvents = async (ws: Workspace) =>
     (await rig.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_events WHERE workspace_id = $1 AND payload->>'contentId' = ANY($2)`, [ws.owner.workspaceId, ws === rig.plain ? plainIds : hookedIds])).rows[0].n;
   const sessions = await rig.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
@@ -331,12 +353,15 @@ async function writeRoute(rig: Rig, settings: BenchSettings): Promise<WriteReadi
   const opts = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   const load = load1();
   const stopWorkers = (signal: 'SIGSTOP' | 'SIGCONT') => rig.workers.forEach((w) => process.kill(w.pid, signal));
+  // Paused only with nothing in flight: a worker stopped between its send and its record would
+  // time the attempt out when resumed and send it again (a duplicate the receiver did not cause).
+  await quiet(rig);
   console.log(`  write route, workers paused: POST …/approve without and with endpoints, in turns (load ${load})`);
   stopWorkers('SIGSTOP');
   const [pausedPlain, pausedHooked] = await measureInTurns(
     [
-      approveSpec(rig, rig.plain, plainIds, 'POST …/approve, no endpoints, workers paused', overrun),
-      approveSpec(rig, rig.hooked, hookedIds, `POST …/approve, ${ENDPOINTS} endpoints, workers paused`, overrun),
+      approveSpec(rig, rig.plain, plainItems, 'POST …/approve, no endpoints, workers paused', overrun),
+      approveSpec(rig, rig.hooked, hookedItems, `POST …/approve, ${ENDPOINTS} endpoints, workers paused`, overrun),
     ],
     opts,
     settings.rounds,
@@ -346,8 +371,8 @@ async function writeRoute(rig: Rig, settings: BenchSettings): Promise<WriteReadi
   const [health, plain, hooked] = await measureInTurns(
     [
       { label: 'GET /health', url: `${rig.api.baseUrl}/health` },
-      approveSpec(rig, rig.plain, plainIds, 'POST …/approve, workspace without endpoints', overrun),
-      approveSpec(rig, rig.hooked, hookedIds, `POST …/approve, workspace with ${ENDPOINTS} endpoints`, overrun),
+      approveSpec(rig, rig.plain, plainItems, 'POST …/approve, workspace without endpoints', overrun),
+      approveSpec(rig, rig.hooked, hookedItems, `POST …/approve, workspace with ${ENDPOINTS} endpoints`, overrun),
     ],
     opts,
     settings.rounds,
