@@ -8,6 +8,7 @@ import { marketplace } from './marketplace.js';
 import { publishing } from './publishing.js';
 import { routing } from './routing.js';
 import { voice } from './voice.js';
+import { webhooks } from './webhooks.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics, billing];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics, billing, webhooks];
