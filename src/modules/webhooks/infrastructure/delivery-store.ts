@@ -54,6 +54,8 @@ export type DeliveryOutcome =
   | { kind: 'failed' };
 
 const DUE = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND leased_until <= now()))`;
+/** The rows of the per-endpoint claim index (webhook_deliveries_endpoint_due_idx): not yet settled. */
+const OPEN = `status IN ('pending', 'delivering')`;
 
 /**
  * The delivery loop's side of the webhook tables. A claim is a lease (`leased_until`, truncated to
@@ -66,22 +68,34 @@ export class DeliveryStore {
 
   /**
    * Claims up to `limit` due deliveries (pending and due, or delivering with a lapsed lease), at
-   * most `perEndpoint` of one endpoint, none of the endpoints in `busy`, skipping rows another
-   * worker is claiming (`FOR UPDATE SKIP LOCKED`).
+   * most `perEndpoint` of one endpoint, none of the endpoints in `busy`, oldest first, skipping rows
+   * another worker is claiming (`FOR UPDATE SKIP LOCKED`). The endpoints with work are found by
+   * skipping through the per-endpoint index (a recursive step per endpoint), and each contributes
+   * its `perEndpoint` oldest due rows read in index order: the claim reads what it may take, however
+   * long one endpoint's backlog, and a slow endpoint's backlog never pushes the others back.
    */
   async claim(limit: number, leaseMs: number, perEndpoint: number, busy: readonly string[]): Promise<ClaimedDelivery[]> {
     // The statement is a SELECT over the claiming UPDATE: its answer is the rows themselves.
     const rows: ClaimRow[] = await this.ds.query(
-      `WITH claimed AS (
+      `WITH RECURSIVE with_work AS (
+         (SELECT endpoint_id FROM webhook_deliveries WHERE ${OPEN} ORDER BY endpoint_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT n.endpoint_id FROM webhook_deliveries n WHERE ${OPEN} AND n.endpoint_id > w.endpoint_id ORDER BY n.endpoint_id LIMIT 1)
+           FROM with_work w WHERE w.endpoint_id IS NOT NULL
+       ),
+       candidates AS (
+         SELECT c.id FROM with_work w
+         CROSS JOIN LATERAL (SELECT id FROM webhook_deliveries x
+                              WHERE x.endpoint_id = w.endpoint_id AND ${OPEN} AND ${DUE}
+                              ORDER BY next_attempt_at, id LIMIT $3) c
+          WHERE w.endpoint_id IS NOT NULL AND NOT (w.endpoint_id = ANY($4::text[]))
+       ),
+       claimed AS (
          UPDATE webhook_deliveries d
             SET status = 'delivering', attempts = d.attempts + 1,
                 leased_until = date_trunc('milliseconds', now() + $2 * interval '1 millisecond')
            FROM (SELECT id FROM webhook_deliveries
-                  WHERE id IN (SELECT id FROM (
-                                 SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rn
-                                   FROM webhook_deliveries WHERE ${DUE} AND NOT (endpoint_id = ANY($4::text[]))) ranked
-                                WHERE rn <= $3)
-                    AND ${DUE}
+                  WHERE id IN (SELECT id FROM candidates) AND ${DUE}
                   ORDER BY next_attempt_at, id LIMIT $1
                   FOR UPDATE SKIP LOCKED) due
           WHERE d.id = due.id
