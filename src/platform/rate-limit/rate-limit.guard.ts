@@ -1,6 +1,7 @@
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Response } from 'express';
+import { CountedCalls } from './counted-calls.js';
 import { RateLimitHeaders } from './rate-limit-headers.js';
 import { policyOf, type RateLimitedRequest } from './throttlers.js';
 
@@ -9,10 +10,12 @@ import { policyOf, type RateLimitedRequest } from './throttlers.js';
  * `CounterThrottlerStorage`), decides and sets the headers; `RateLimitHeaders` gives them the
  * contract's names and form. Not a global guard of its own: the access guard calls it once a
  * request is authenticated (on sign-in routes, at once), so a 429 comes after a 401 and before a 403.
+ * A loopback request for one already counted (`CountedCalls`: an MCP tool's route) is not counted.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   private headers!: RateLimitHeaders;
+  @Inject(CountedCalls) private readonly counted!: CountedCalls;
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
@@ -22,6 +25,10 @@ export class RateLimitGuard extends ThrottlerGuard {
       windows.set(name, ttl / 1000);
     }
     this.headers = new RateLimitHeaders(windows);
+  }
+
+  protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {
+    return this.counted.isCounted(ctx.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers) || super.shouldSkip(ctx);
   }
 
   protected override setResponseHeader(res: Response, name: string, value: string | number): void {

@@ -3,6 +3,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/index.js';
 import { RedisConnections } from '../redis/redis.module.js';
 import { Budgets } from './budgets.js';
+import { CountedCalls } from './counted-calls.js';
 import { CounterStore, MemoryCounterStore, RedisCounterStore } from './counter-store.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -39,7 +40,8 @@ class CounterStoreModule {}
     },
     { provide: Budgets, inject: [COUNTER_STORE], useFactory: (store: CounterStore) => new Budgets(store) },
     RateLimitGuard,
+    CountedCalls,
   ],
-  exports: [RateLimiter, Budgets, RateLimitGuard],
+  exports: [RateLimiter, Budgets, RateLimitGuard, CountedCalls],
 })
 export class RateLimitModule {}

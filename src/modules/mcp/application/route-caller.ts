@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX } from '../../../platform/http/index.js';
+import { CountedCalls } from '../../../platform/rate-limit/index.js';
 import type { RouteAnswer, RouteRequest } from './tool-call.js';
 
 /** What a tool call carries from the MCP request to the route it calls. */
@@ -16,13 +17,17 @@ const ROUTE_TIMEOUT_MS = 120_000;
 
 /**
  * Calls a public route on this same process over loopback, with the agent's own API key, so the
- * route answers exactly as it would over REST: its guard (scope, plan, rate limit), validation,
- * idempotency and error bodies run unchanged. The address is the listening socket's, read when the
+ * route answers exactly as it would over REST: its guard (scope, plan), validation, idempotency and
+ * error bodies run unchanged. The MCP request was counted against the rate limit, so the route's
+ * request is marked as counted (`CountedCalls`) and not counted again. The address is the listening socket's, read when the
  * call is made (the port may be chosen by the system, PORT=0).
  */
 @Injectable()
 export class RouteCaller {
-  constructor(private readonly http: HttpAdapterHost) {}
+  constructor(
+    private readonly http: HttpAdapterHost,
+    private readonly counted: CountedCalls,
+  ) {}
 
   async call(request: RouteRequest, credentials: CallerCredentials): Promise<RouteAnswer> {
     const headers: Record<string, string> = {
@@ -30,6 +35,7 @@ export class RouteCaller {
       'X-Request-Id': credentials.requestId,
       Accept: 'application/json',
       'User-Agent': 'persona-studio-mcp',
+      ...this.counted.header(),
     };
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(`${this.origin()}/${API_PREFIX}${request.path}`, {
