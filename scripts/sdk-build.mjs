@@ -32,7 +32,8 @@ async function generate(dir) {
   node(['scripts/build-if-stale.mjs']);
   node(['dist/src/cli/docs-export.js', dir]);
   const document = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8'));
-  const ast = await openapiTS(document);
+  // A property with a default is optional to send (the API fills it in), not required.
+  const ast = await openapiTS(document, { defaultNonNullable: false });
   writeFileSync(join(dir, 'schema.ts'), HEADER + astToString(ast));
 }
 

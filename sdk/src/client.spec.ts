@@ -148,6 +148,16 @@ describe('createPersonaClient with a session', () => {
   });
 });
 
+describe('createPersonaClient without credentials', () => {
+  it('calls the open routes with no Authorization header', async () => {
+    const api = fakeApi(() => json(201, signedIn(1)));
+    const client = createPersonaClient({ baseUrl: BASE }, api.fetch);
+    unwrap(await client.POST('/auth/register', { body: { email: 'a@b.test', password: 'pw', accept_terms: true, accept_privacy: true } as never }));
+    expect(api.seen[0]).toMatchObject({ method: 'POST', path: '/auth/register', authorization: null });
+    expect([client.auth.mode, client.auth.credential()]).toEqual(['anonymous', undefined]);
+  });
+});
+
 describe('login', () => {
   it('answers a session client holding the new pair', async () => {
     const api = fakeApi((r) => (r.path === '/auth/login' ? json(200, signedIn(7)) : json(200, CREDITS)));

@@ -10,15 +10,17 @@ export type PersonaClientOptions =
   /** An Agency API key (`psk_…`): reaches the `/public/*` routes its scopes allow. */
   | { baseUrl: string; apiKey: string }
   /** A signed-in user's session: reaches the product routes; refreshed when its access token expires. */
-  | { baseUrl: string; session: SessionOptions };
+  | { baseUrl: string; session: SessionOptions }
+  /** No credentials: the open routes (register, verify an email, reset a password, health). */
+  | { baseUrl: string };
 
 /** How a client authenticates, for helpers that pick routes or open the socket with it. */
 export interface PersonaAuth {
-  readonly mode: 'apiKey' | 'session';
+  readonly mode: 'apiKey' | 'session' | 'anonymous';
   /** The API's URL, `<origin>/api/v1`. */
   readonly apiUrl: string;
-  /** The credential to send now: the API key, or the session's current access token. */
-  credential(): string;
+  /** The credential to send now: the API key, or the session's current access token (none when anonymous). */
+  credential(): string | undefined;
   /** The session's current pair (after refreshes); undefined for an API key. */
   tokens(): SessionTokens | undefined;
 }
@@ -34,7 +36,7 @@ export function apiUrlOf(baseUrl: string): string {
 
 const defaultFetch: FetchLike = (request) => globalThis.fetch(request);
 
-/** A client for the API with an API key or a session (see PersonaClientOptions). */
+/** A client for the API with an API key, a session or neither (see PersonaClientOptions). */
 export function createPersonaClient(options: PersonaClientOptions, fetch: FetchLike = defaultFetch): PersonaClient {
   const apiUrl = apiUrlOf(options.baseUrl);
   const client = createClient<paths>({ baseUrl: apiUrl, fetch });
@@ -48,10 +50,12 @@ export function createPersonaClient(options: PersonaClientOptions, fetch: FetchL
       },
     });
     auth = { mode: 'apiKey', apiUrl, credential: () => key, tokens: () => undefined };
-  } else {
+  } else if ('session' in options) {
     const session = new SessionAuth(apiUrl, options.session, fetch);
     client.use(session.middleware());
     auth = { mode: 'session', apiUrl, credential: () => session.current().accessToken, tokens: () => session.current() };
+  } else {
+    auth = { mode: 'anonymous', apiUrl, credential: () => undefined, tokens: () => undefined };
   }
   return Object.assign(client, { auth });
 }

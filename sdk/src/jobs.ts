@@ -101,7 +101,7 @@ class JobWait {
       return this.poll();
     }
     this.socket = socket;
-    const token = given.token ?? this.client.auth.credential();
+    const token = given.token ?? this.client.auth.credential() ?? '';
     socket.addEventListener('open', () => socket.send(JSON.stringify({ type: 'auth', token })));
     socket.addEventListener('message', (event) => this.onMessage(parseMessage(event.data)));
     // A refusal (auth.error, then 4401/4403), a server going away (1001) or a network error: poll instead.

@@ -4207,9 +4207,9 @@ export interface components {
              */
             base_model: "flux-dev" | "sdxl";
             /** @default 1000 */
-            training_steps: number;
+            training_steps?: number;
             /** @default 16 */
-            lora_rank: number;
+            lora_rank?: number;
             /**
              * @description The token that calls up the character in prompts: 3 to 40 letters, digits or underscores. Default: from the name, e.g. ZARA_K7Q2.
              * @example ZARA_K7Q2
@@ -4237,12 +4237,12 @@ export interface components {
              */
             type?: "video" | "reel" | "short";
             /** @default 8 */
-            duration_seconds: number;
+            duration_seconds?: number;
             /**
              * @default 9:16
              * @enum {string}
              */
-            aspect_ratio: "9:16" | "1:1" | "16:9";
+            aspect_ratio?: "9:16" | "1:1" | "16:9";
         };
         MediaDoc: {
             index: number;
@@ -4361,7 +4361,7 @@ export interface components {
              * @default single
              * @enum {string}
              */
-            type: "single" | "carousel" | "story" | "video" | "reel" | "short";
+            type?: "single" | "carousel" | "story" | "video" | "reel" | "short";
             /**
              * @example instagram
              * @enum {string}
@@ -4388,14 +4388,14 @@ export interface components {
              */
             week?: string;
             /** @default 1 */
-            posts_per_day: number;
+            posts_per_day?: number;
             /**
              * @description Assigned to the posts round-robin.
              * @default [
              *       "instagram"
              *     ]
              */
-            platforms: ("instagram" | "tiktok" | "twitter" | "x" | "youtube" | "pinterest" | "photo_share" | "short_video" | "microblog" | "video_share" | "pinboard")[];
+            platforms?: ("instagram" | "tiktok" | "twitter" | "x" | "youtube" | "pinterest" | "photo_share" | "short_video" | "microblog" | "video_share" | "pinboard")[];
             /**
              * @example [
              *       "summer fitness"
@@ -4408,7 +4408,7 @@ export interface components {
              * @default en
              * @example en
              */
-            target_language: string;
+            target_language?: string;
             /** @example char_01HZX6FQJ5N6E7T2M3A4B5C6D7 */
             character_id: string;
         };
@@ -4462,14 +4462,14 @@ export interface components {
              */
             week?: string;
             /** @default 1 */
-            posts_per_day: number;
+            posts_per_day?: number;
             /**
              * @description Assigned to the posts round-robin.
              * @default [
              *       "instagram"
              *     ]
              */
-            platforms: ("instagram" | "tiktok" | "twitter" | "x" | "youtube" | "pinterest" | "photo_share" | "short_video" | "microblog" | "video_share" | "pinboard")[];
+            platforms?: ("instagram" | "tiktok" | "twitter" | "x" | "youtube" | "pinterest" | "photo_share" | "short_video" | "microblog" | "video_share" | "pinboard")[];
             /**
              * @example [
              *       "summer fitness"
@@ -4482,7 +4482,7 @@ export interface components {
              * @default en
              * @example en
              */
-            target_language: string;
+            target_language?: string;
         };
         RejectContentDto: {
             /** @example Off-brand colours */
@@ -4498,12 +4498,12 @@ export interface components {
              * @description Seconds of output.
              * @default 10
              */
-            duration_seconds: number;
+            duration_seconds?: number;
             /**
              * @default 9:16
              * @enum {string}
              */
-            aspect_ratio: "9:16" | "1:1" | "16:9";
+            aspect_ratio?: "9:16" | "1:1" | "16:9";
         };
         MotionFailureBody: {
             /** @example validation_failed */
@@ -4616,13 +4616,13 @@ export interface components {
              */
             voice_id?: string;
             /** @default 0.5 */
-            stability: number;
+            stability?: number;
             /** @default 0.75 */
-            similarity_boost: number;
+            similarity_boost?: number;
             /** @default 0 */
-            style: number;
+            style?: number;
             /** @default true */
-            use_speaker_boost: boolean;
+            use_speaker_boost?: boolean;
             /** @example eleven_multilingual_v2 */
             model_id?: string;
         };
@@ -4674,7 +4674,7 @@ export interface components {
              * @default mp3
              * @enum {string}
              */
-            format: "mp3" | "wav";
+            format?: "mp3" | "wav";
         };
         AudioJobEnvelope: {
             audio: components["schemas"]["AudioDoc"];
@@ -4756,7 +4756,7 @@ export interface components {
              * @default 9:16
              * @enum {string}
              */
-            aspect_ratio: "9:16" | "1:1" | "16:9";
+            aspect_ratio?: "9:16" | "1:1" | "16:9";
         };
         GenerationListDoc: {
             generations: components["schemas"]["GenerationDoc"][];
@@ -4893,7 +4893,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status: "draft" | "active" | "paused";
+            status?: "draft" | "active" | "paused";
             /** @description http(s) image URLs; without any, the template's own images are shown. */
             preview_images?: string[];
             description?: string;
@@ -4931,7 +4931,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status: "draft" | "active" | "paused";
+            status?: "draft" | "active" | "paused";
             /** @description http(s) image URLs; without any, the template's own images are shown. */
             preview_images?: string[];
             description?: string;
@@ -5040,7 +5040,7 @@ export interface components {
             /** @description Default: each item's own platform. */
             platforms?: ("instagram" | "tiktok" | "twitter" | "x" | "youtube" | "pinterest" | "photo_share" | "short_video" | "microblog" | "video_share" | "pinboard")[];
             /** @default 7 */
-            days: number;
+            days?: number;
         };
         PostErrorBody: {
             /**
