@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.config.js', 'sdk/dist/**', 'sdk/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -2,7 +2,7 @@
 export default {
   testEnvironment: 'node',
   rootDir: '.',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/sdk/src'],
   testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
   testMatch: ['**/*.spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],

@@ -1,0 +1,11 @@
+export { API_PREFIX, apiUrlOf, createPersonaClient, login, MfaRequiredError } from './client.js';
+export type { LoginOptions, PersonaAuth, PersonaClient, PersonaClientOptions } from './client.js';
+export { PersonaApiError, SessionRefreshError, UNEXPECTED_RESPONSE, unwrap } from './errors.js';
+export type { ErrorBody, ErrorCode, ErrorDetails } from './errors.js';
+export type { components, operations, paths } from './generated/schema.js';
+export { JobFailedError, JobTimeoutError, waitForJob } from './jobs.js';
+export type { Job, WaitForJobOptions } from './jobs.js';
+export type { FetchLike, SessionOptions, SessionTokens } from './session-auth.js';
+export type { WebSocketConstructor, WebSocketLike } from './socket.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { WebhookEvent, WebhookEventData, WebhookEventType, WebhookHeaders } from './webhooks.js';
