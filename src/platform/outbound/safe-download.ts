@@ -140,9 +140,41 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
 }
 
 export interface PinnedRequest {
+  /** A keep-alive agent for this vetted address (`PinnedAgents`); by default a connection of its own. */
+  agent?: http.Agent;
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+}
+
+/**
+ * Keep-alive agents, one per vetted address (and scheme, port and name): a pooled connection is
+ * only ever reused for the address it was opened to, which was vetted, so reuse moves no request
+ * past the SSRF check (each request still vets the name first and picks the agent by the answer).
+ * Idle connections close after `idleMs`, before a typical server's keep-alive gives up on them. The
+ * least recently used agent is forgotten past `maxAgents` (its idle sockets still time out).
+ */
+export class PinnedAgents {
+  private readonly agents = new Map<string, http.Agent>();
+
+  constructor(private readonly opts: { maxAgents: number; maxSockets: number; idleMs: number }) {}
+
+  for(url: URL, target: ResolvedAddress): http.Agent {
+    const key = `${url.protocol}//${target.address}:${url.port}/${url.hostname}`;
+    const known = this.agents.get(key);
+    this.agents.delete(key);
+    const options = { keepAlive: true, maxSockets: this.opts.maxSockets, timeout: this.opts.idleMs, scheduling: 'lifo' as const };
+    const agent = known ?? (url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
+    this.agents.set(key, agent);
+    if (this.agents.size > this.opts.maxAgents) this.agents.delete(this.agents.keys().next().value!);
+    return agent;
+  }
+
+  /** Closes every pooled connection (at a stop). */
+  destroy(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
 }
 
 /** One request to the vetted address, whatever the name resolves to now; redirects are the caller's to judge. */
@@ -154,7 +186,7 @@ export function requestPinned(url: URL, target: ResolvedAddress, signal: AbortSi
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
       method: request.method ?? 'GET',
-      agent: false,
+      agent: request.agent ?? false,
       signal,
       lookup: pinnedLookup(target),
       headers: { ...headers, ...length },

@@ -7,7 +7,7 @@ import { Wakeups } from '../../../platform/redis/redis.module.js';
 import { AuditLog } from '../../audit/index.js';
 import { activeSecrets, deliveryHeaders } from '../domain/signing.js';
 import { failingTooLong, settleAttempt, type Settlement } from '../domain/webhook-rules.js';
-import { DeliveryStore, type ClaimedDelivery, type DeliveryOutcome } from '../infrastructure/delivery-store.js';
+import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome } from '../infrastructure/delivery-store.js';
 import { endpointView, type EndpointRow } from '../infrastructure/webhooks.repository.js';
 import { WEBHOOK_DELIVERY_WAKEUP } from './delivery-wake.js';
 import { EndpointDisabledNotice } from './ports/endpoint-notices.js';
@@ -140,44 +140,44 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
     const result = await this.sender.send(d.url, deliveryHeaders(secrets, d.eventId, now, body), body, this.config.webhooks.timeoutMs);
     this.sent += 1;
     const settlement = settleAttempt(result.status, d.attempts, this.config.webhooks.retryScheduleMs, Math.random());
-    const state: { disabled: EndpointRow | null } = { disabled: null };
-    const kept = await this.store.finish(
-      d,
-      { startedAt: now, durationMs: result.durationMs, statusCode: result.status, responseExcerpt: result.excerpt, error: result.error },
-      outcomeOf(settlement),
-      async (tx) => {
-        if (settlement.endpoint === 'succeeded') {
-          await this.store.endpointSucceeded(tx, d.endpointId);
-        } else if (settlement.endpoint === 'gone') {
-          state.disabled = await this.store.disable(tx, d.endpointId, 'gone');
-        } else {
-          const since = await this.store.endpointFailed(tx, d.endpointId, now);
-          if (failingTooLong(since, new Date(), this.config.webhooks.disableAfterMs)) state.disabled = await this.store.disable(tx, d.endpointId, 'failing');
-        }
-        const disabled = state.disabled;
-        if (disabled) {
-          await this.audit.record(tx, {
-            workspaceId: d.workspaceId,
-            actorUserId: null,
-            action: 'webhook.endpoint_disabled',
-            targetType: 'webhook_endpoint',
-            targetId: d.endpointId,
-            details: { reason: disabled.disabled_reason, url: disabled.url, last_status: result.status },
-          });
-        }
-      },
-    );
+    const record: AttemptRecord = { startedAt: now, durationMs: result.durationMs, statusCode: result.status, responseExcerpt: result.excerpt, error: result.error };
+    const { kept, disabled } = settlement.delivery === 'delivered' ? { kept: await this.store.delivered(d, record), disabled: null } : await this.settleFailure(d, record, settlement);
     const label = settlement.endpoint === 'gone' ? 'gone' : settlement.delivery;
     this.metrics.attempt(label, result.durationMs);
     const line = { msg: `webhook attempt ${label}`, delivery_id: d.id, endpoint_id: d.endpointId, event_id: d.eventId, type: d.eventType, attempt: d.attempts, status: result.status, duration_ms: result.durationMs, err: result.error ?? undefined, kept };
     this.logger.debug(line);
-    const gone = state.disabled;
+    const gone = disabled;
     if (gone) {
       this.logger.warn({ msg: 'webhook endpoint disabled', endpoint_id: d.endpointId, workspace_id: d.workspaceId, reason: gone.disabled_reason });
       await this.notice.publish(endpointView(gone)).catch((err: unknown) =>
         this.logger.warn({ msg: 'webhook.endpoint_disabled socket event not published', endpoint_id: d.endpointId, err: String(err) }),
       );
     }
+  }
+
+  /** Records a failed attempt, its retry or failure, the endpoint's standing and, when it is disabled now, the audit entry: one transaction. */
+  private async settleFailure(d: ClaimedDelivery, record: AttemptRecord, settlement: Settlement): Promise<{ kept: boolean; disabled: EndpointRow | null }> {
+    const state: { disabled: EndpointRow | null } = { disabled: null };
+    const kept = await this.store.finish(d, record, outcomeOf(settlement), async (tx) => {
+      if (settlement.endpoint === 'gone') {
+        state.disabled = await this.store.disable(tx, d.endpointId, 'gone');
+      } else {
+        const since = await this.store.endpointFailed(tx, d.endpointId, record.startedAt);
+        if (failingTooLong(since, new Date(), this.config.webhooks.disableAfterMs)) state.disabled = await this.store.disable(tx, d.endpointId, 'failing');
+      }
+      const disabled = state.disabled;
+      if (disabled) {
+        await this.audit.record(tx, {
+          workspaceId: d.workspaceId,
+          actorUserId: null,
+          action: 'webhook.endpoint_disabled',
+          targetType: 'webhook_endpoint',
+          targetId: d.endpointId,
+          details: { reason: disabled.disabled_reason, url: disabled.url, last_status: record.statusCode },
+        });
+      }
+    });
+    return { kept, disabled: state.disabled };
   }
 }
 

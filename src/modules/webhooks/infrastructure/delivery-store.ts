@@ -140,6 +140,27 @@ export class DeliveryStore {
   }
 
   /**
+   * Records a delivered attempt in one statement (the common case: no transaction, one round trip):
+   * the delivery delivered if the claim still holds, the attempt row whatever it found (it
+   * happened), and the endpoint's failing streak ended. Answers false when the claim was lost.
+   */
+  async delivered(d: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+    const rows: Array<{ kept: number }> = await this.ds.query(
+      `WITH kept AS (
+         UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, last_status = $3, last_error = NULL
+          WHERE id = $1 AND status = 'delivering' AND leased_until = $2 RETURNING endpoint_id),
+       attempt AS (
+         INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_excerpt, error)
+         SELECT $1::text, $4::int, $5::timestamptz, $6::int, $3::int, $7::text, NULL WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) ON CONFLICT DO NOTHING),
+       standing AS (
+         UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM kept) AND failing_since IS NOT NULL)
+       SELECT count(*)::int AS kept FROM kept`,
+      [d.id, d.leasedUntil, attempt.statusCode, d.attempts, attempt.startedAt, attempt.durationMs, attempt.responseExcerpt],
+    );
+    return rows[0].kept === 1;
+  }
+
+  /**
    * Records an attempt and its outcome in one transaction (the attempt row even when the claim was
    * lost: it happened). `work` runs in the same transaction once the outcome is kept (endpoint
    * standing, audit). Answers false, running nothing else, when the claim was lost meanwhile.
@@ -168,11 +189,6 @@ export class DeliveryStore {
       await work(tx);
       return true;
     });
-  }
-
-  /** A delivered attempt ends the endpoint's failing streak. */
-  async endpointSucceeded(tx: Tx, endpointId: string): Promise<void> {
-    await tx.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [endpointId]);
   }
 
   /** Starts (or continues) the endpoint's failing streak; answers when it began, null when the endpoint is gone or off. */

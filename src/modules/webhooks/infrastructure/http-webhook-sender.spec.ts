@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../../config/index.js';
 import { HttpWebhookSender } from './http-webhook-sender.js';
 
-interface Seen { path: string; headers: IncomingMessage['headers']; body: string }
+interface Seen { path: string; headers: IncomingMessage['headers']; body: string; port: number }
 
 describe('posting a delivery', () => {
   let server: Server;
@@ -16,7 +16,7 @@ describe('posting a delivery', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+        seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString(), port: req.socket.remotePort ?? 0 });
         if (req.url === '/big') res.writeHead(500).end(`a${'é'.repeat(3000)}`);
         else if (req.url === '/redirect') res.writeHead(307, { location: `${base}/target` }).end();
         else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('late'), 2_000).unref();
@@ -31,7 +31,13 @@ describe('posting a delivery', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const sender = (allow: string[] = ['127.0.0.1']) => new HttpWebhookSender({ outboundAllowHosts: allow } as unknown as AppConfig);
+  const senders: HttpWebhookSender[] = [];
+  const sender = (allow: string[] = ['127.0.0.1']) => {
+    const made = new HttpWebhookSender({ outboundAllowHosts: allow, webhooks: { concurrencyPerEndpoint: 4 } } as unknown as AppConfig);
+    senders.push(made);
+    return made;
+  };
+  afterAll(() => senders.forEach((s) => s.onApplicationShutdown()));
   const count = (path: string) => seen.filter((s) => s.path === path).length;
 
   it('posts the body with the given headers and answers the status', async () => {
@@ -39,6 +45,12 @@ describe('posting a delivery', () => {
     expect(result).toMatchObject({ status: 204, excerpt: '', error: null });
     const got = seen.find((s) => s.path === '/ok')!;
     expect([got.body, got.headers['webhook-id'], got.headers['content-type'], got.headers['content-length']]).toEqual(['{"a":1}', 'evt_1', 'application/json', '7']);
+  });
+
+  it('keeps the connection to an endpoint alive: the next delivery reuses it', async () => {
+    const one = sender();
+    for (let i = 0; i < 3; i += 1) expect((await one.send(`${base}/again`, {}, '{}', 5_000)).status).toBe(204);
+    expect(new Set(seen.filter((s) => s.path === '/again').map((s) => s.port)).size).toBe(1);
   });
 
   it('keeps at most 1 KiB of the answer, never a cut character', async () => {

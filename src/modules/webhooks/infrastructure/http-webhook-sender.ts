@@ -1,23 +1,34 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from '../../../config/index.js';
-import { isOutboundError, readNodeSnippet, requestPinned, vetHost, type HostResolver } from '../../../platform/outbound/index.js';
+import { isOutboundError, PinnedAgents, readNodeSnippet, requestPinned, vetHost, type HostResolver } from '../../../platform/outbound/index.js';
 import { WebhookSender, type SendResult } from '../application/ports/webhook-sender.js';
 import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-rules.js';
+
+/** An idle kept-alive connection closes after this: sooner than servers' usual keep-alive (Node's 5 s), so a reused one is rarely closed under us. */
+const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * Posts deliveries with the platform's pinned connections: the name is resolved and every address
  * vetted as a user-supplied URL's at each attempt (OUTBOUND_ALLOW_HOSTS exempts the tests' loopback
  * receivers), the socket goes to that vetted address (no second DNS answer can move it), a 3xx is
- * an answer like any other (never followed), and at most 1 KiB of the answer is read.
+ * an answer like any other (never followed), and at most 1 KiB of the answer is read. Connections
+ * are kept alive per vetted address (`PinnedAgents`): an endpoint's deliveries reuse one instead of
+ * a TCP (and TLS) handshake each.
  */
 @Injectable()
-export class HttpWebhookSender extends WebhookSender {
+export class HttpWebhookSender extends WebhookSender implements OnApplicationShutdown {
   /** Tests replace it to make names resolve where they want. */
   resolver?: HostResolver;
+  private readonly agents: PinnedAgents;
 
   constructor(private readonly config: AppConfig) {
     super();
+    this.agents = new PinnedAgents({ maxAgents: 256, maxSockets: config.webhooks.concurrencyPerEndpoint, idleMs: IDLE_CONNECTION_MS });
+  }
+
+  onApplicationShutdown(): void {
+    this.agents.destroy();
   }
 
   async send(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
@@ -31,7 +42,7 @@ export class HttpWebhookSender extends WebhookSender {
         vetHost(target, { policy: 'public', allowHosts: this.config.outboundAllowHosts, resolve: this.resolver, what: 'webhooks' }),
         signal,
       );
-      res = await requestPinned(target, address, signal, { method: 'POST', headers, body });
+      res = await requestPinned(target, address, signal, { method: 'POST', headers, body, agent: this.agents.for(target, address) });
       const status = res.statusCode ?? 0;
       const excerpt = await readExcerpt(res);
       const redirect = status >= 300 && status <= 399;
