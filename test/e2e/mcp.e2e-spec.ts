@@ -277,6 +277,12 @@ describe('the MCP server over the public API', () => {
     expect(res.body.result.tools.map((t: Json) => t.name)).toEqual(TOOLS);
   });
 
+  it('refuses a JSON-RPC batch (one counted POST must not run many tools)', async () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_credits', arguments: {} } });
+    const res = await rawPost(bearer(fullKey), [call(1), call(2), call(3)]);
+    expect([res.status, res.body.code, res.body.details]).toEqual([400, 'validation_failed', [{ field: 'body', message: 'must be one JSON-RPC message, not an array' }]]);
+  });
+
   it('answers GET and DELETE with 405 and Allow: POST (no event stream, no session)', async () => {
     for (const method of ['get', 'delete'] as const) {
       const res = await api(server)[method]('/mcp').set(bearer(fullKey));

@@ -82,19 +82,21 @@ describe('webhook delivery by several workers', () => {
   }, 60_000);
 
   it('loses nothing when the worker holding an attempt is SIGKILLed: that event is sent again, each at most twice', async () => {
-    // The 11th request is held open (under WEBHOOK_TIMEOUT): the worker that sent it dies mid-attempt.
+    // The 11th request is held open until released: the worker that sent it dies mid-attempt.
     // Deliveries start while events are still being queued, so the wait for it starts first.
     const HELD = 11;
-    receiver.script('/kill', [...Array.from({ length: HELD - 1 }, () => ({ status: 200, delayMs: 100 })), { status: 200, delayMs: 4_500 }], { status: 200, delayMs: 100 });
+    receiver.script('/kill', [...Array.from({ length: HELD - 1 }, () => ({ status: 200, delayMs: 100 })), { status: 200, held: true }], { status: 200, delayMs: 100 });
     const id = await endpoint('/kill');
     const heldArrival = receiver.waitFor('/kill', HELD, 20_000);
     const queued = queueTests(id, 80);
+    queued.catch(() => undefined); // awaited below; a failure here must not go unhandled meanwhile
     const held = (await heldArrival)[HELD - 1];
     const pids = workers.map((w) => w.child.pid!);
     const sender = processOwningPort(held.remotePort, pids);
     expect(pids).toContain(sender);
     const victim = workers.find((w) => w.child.pid === sender)!;
     await victim.stop('SIGKILL');
+    receiver.release();
     const events = await queued;
     await waitFor(async () => arrivals(receiver, '/kill').size >= 80, 40_000, '80 distinct webhook-ids after the kill');
     await waitFor(async () => {

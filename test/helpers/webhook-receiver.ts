@@ -17,6 +17,8 @@ export interface ReceivedWebhook {
 export interface ScriptedReply {
   status: number;
   delayMs?: number;
+  /** Not answered until `release()`: a request held open for as long as a test needs. */
+  held?: boolean;
   body?: string;
   location?: string;
 }
@@ -31,6 +33,8 @@ export interface WebhookReceiver {
   script(path: string, replies: ScriptedReply[], otherwise?: ScriptedReply): void;
   /** Waits until `path` got `count` requests (or `pred` holds for them). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  /** Answers every held request now. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +43,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const scripts = new Map<string, ScriptedReply[]>();
   const defaults = new Map<string, ScriptedReply>();
+  const held: Array<() => void> = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -55,7 +60,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.writeHead(reply.status, head);
         res.end(reply.body ?? '');
       };
-      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      if (reply.held) held.push(answer);
+      else if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
     });
   });
@@ -72,6 +78,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     waitFor(path, count, timeoutMs = 15_000) {
       return waitFor(async () => (at(path).length >= count ? at(path) : null), timeoutMs, `${count} webhook requests to ${path} (got ${at(path).length})`);
+    },
+    release() {
+      held.splice(0).forEach((answer) => answer());
     },
     async close() {
       server.closeAllConnections();

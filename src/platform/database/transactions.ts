@@ -3,8 +3,29 @@ import type { DataSource, EntityManager } from 'typeorm';
 /** A unit of work. Inside it, use only this manager: PGlite runs one transaction at a time. */
 export type Tx = EntityManager;
 
-export function inTransaction<T>(ds: DataSource, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return ds.transaction(work);
+/** The hooks each open `inTransaction` runs once it committed (never when it rolled back). */
+const afterCommitHooks = new WeakMap<Tx, Array<() => void>>();
+
+/** Runs `work` in one transaction; what it registered with `afterCommit` runs once that committed. */
+export async function inTransaction<T>(ds: DataSource, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const committed: Array<() => void> = [];
+  const result = await ds.transaction((tx) => {
+    afterCommitHooks.set(tx, committed);
+    return work(tx);
+  });
+  committed.forEach((hook) => hook());
+  return result;
+}
+
+/**
+ * Runs `hook` once `tx` committed: after `inTransaction` returns, not at all when it rolls back.
+ * Outside a transaction `inTransaction` opened (a plain manager, which commits each statement), at
+ * once. For telling another process about committed work (a wake-up), never for the work itself.
+ */
+export function afterCommit(tx: Tx, hook: () => void): void {
+  const hooks = afterCommitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else hook();
 }
 
 /** True when a PostgreSQL error is a unique violation, optionally of a named constraint. */

@@ -192,7 +192,8 @@ export function requestPinned(url: URL, target: ResolvedAddress, signal: AbortSi
       headers: { ...headers, ...length },
     });
     req.on('response', resolve);
-    req.on('error', reject);
+    // Whether the connection was a kept-alive one reused: a reset on it may mean the server closed it idle.
+    req.on('error', (err: Error) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(request.body);
   });
 }

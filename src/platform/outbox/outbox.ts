@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import { newId, type NewOutboxEvent, type OutboxEventType } from '../../core/index.js';
 import { SealedBox } from '../crypto/index.js';
-import { insertedRows, jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
+import { afterCommit, insertedRows, jsonParam, type ComposedStatement, type Tx } from '../database/index.js';
 import { Wakeups } from '../redis/redis.module.js';
 import { OutboxSubscribers } from './subscribers.js';
 
@@ -14,7 +14,7 @@ export const OUTBOX_WAKEUP = 'outbox';
 /**
  * Records an event in the caller's transaction: it is delivered after that transaction commits,
  * and never when it rolls back. A context announces a fact here instead of calling whoever cares.
- * A written event wakes a dispatcher, in this process or another, a moment later.
+ * A written event wakes the dispatchers, in this process and others, once its transaction commits.
  */
 @Injectable()
 export class Outbox {
@@ -34,7 +34,7 @@ export class Outbox {
     const params = [id, event.type, event.workspaceId, jsonParam(event.payload), event.secret === undefined ? null : this.box.seal(event.secret, id)];
     const interest = this.interestIn(event.type, '$3', '$2');
     const written = await insertedRows(tx, `${INSERT} SELECT $1, $2, $3, $4, $5${interest ? ` WHERE ${interest}` : ''} RETURNING id`, params);
-    if (written.length > 0) this.wakeups.signal(OUTBOX_WAKEUP);
+    if (written.length > 0) afterCommit(tx, () => this.wakeups.signal(OUTBOX_WAKEUP));
     return id;
   }
 

@@ -71,7 +71,7 @@ export class PollingLoop {
         this.woken = false;
         resolve();
       };
-      const timer = setTimeout(done, this.opts.pollMs);
+      const timer = setTimeout(done, this.opts.pollMs).unref();
       if (this.woken) done();
       else this.endIdle = done;
     });

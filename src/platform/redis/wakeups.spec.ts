@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
+import type { AppConfig } from '../../config/index.js';
 import type { RedisConnections } from './redis-connections.js';
 import { WAKEUP_CHANNEL, WAKEUP_DELAY_MS, Wakeups } from './wakeups.js';
 
@@ -20,43 +21,38 @@ function fakeRedis(enabled = true) {
   return { connections, published, subscribers, subscribed };
 }
 
+const config = { redisPrefix: 'spec' } as AppConfig;
+const CHANNEL = `spec:${WAKEUP_CHANNEL}`;
 const afterDelay = () => new Promise((resolve) => setTimeout(resolve, WAKEUP_DELAY_MS + 15));
 
 describe('Wakeups', () => {
-  it('wakes this process\'s listeners a moment after a signal, once for signals in between, and publishes nothing', async () => {
+  it('publishes a signal a moment later, once for signals in between, and wakes nobody directly', async () => {
     const redis = fakeRedis();
-    const wakeups = new Wakeups(redis.connections);
+    const wakeups = new Wakeups(redis.connections, config);
     let woken = 0;
     wakeups.on('outbox', () => (woken += 1));
     wakeups.signal('outbox');
     wakeups.signal('outbox');
-    expect(woken).toBe(0);
-    await afterDelay();
-    expect(woken).toBe(1);
     expect(redis.published).toEqual([]);
-  });
-
-  it('sends a signal nobody here listens to over Redis', async () => {
-    const redis = fakeRedis();
-    new Wakeups(redis.connections).signal('webhook-deliveries');
     await afterDelay();
-    expect(redis.published).toEqual([[WAKEUP_CHANNEL, 'webhook-deliveries']]);
+    expect([redis.published, woken]).toEqual([[[CHANNEL, 'outbox']], 0]);
   });
 
-  it('wakes the listeners of the name another process published, and only those', async () => {
+  it('wakes the listeners of a published name in every process, the signalling one included, and only those', async () => {
     const redis = fakeRedis();
-    const wakeups = new Wakeups(redis.connections);
+    const wakeups = new Wakeups(redis.connections, config);
     const woken: string[] = [];
     wakeups.on('outbox', () => woken.push('outbox'));
     wakeups.on('webhook-deliveries', () => woken.push('deliveries'));
-    expect([redis.subscribers.length, redis.subscribed]).toEqual([1, [WAKEUP_CHANNEL]]);
-    redis.subscribers[0].emit('message', WAKEUP_CHANNEL, 'webhook-deliveries');
+    expect([redis.subscribers.length, redis.subscribed]).toEqual([1, [CHANNEL]]);
+    redis.subscribers[0].emit('message', CHANNEL, 'webhook-deliveries');
+    redis.subscribers[0].emit('message', 'other:wakeups', 'outbox');
     expect(woken).toEqual(['deliveries']);
   });
 
   it('stays in process without Redis (the embedded mode)', async () => {
     const redis = fakeRedis(false);
-    const wakeups = new Wakeups(redis.connections);
+    const wakeups = new Wakeups(redis.connections, config);
     let woken = 0;
     wakeups.on('outbox', () => (woken += 1));
     wakeups.signal('outbox');

@@ -9,7 +9,7 @@ import { McpServerFactory } from '../application/mcp-server.js';
 
 const JSON_RPC_MESSAGE: SchemaObject = {
   type: 'object',
-  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, …), or an array of them.',
+  description: 'One JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, …); a batch (an array) is refused.',
   properties: {
     jsonrpc: { type: 'string', enum: ['2.0'] },
     id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
@@ -52,6 +52,8 @@ export class McpController {
   @ApiBody({ schema: JSON_RPC_MESSAGE })
   @ApiOkResponse({ description: 'The JSON-RPC answer (202 with no body for a notification).', schema: JSON_RPC_ANSWER })
   async mcp(@Req() req: Request, @Res() res: Response): Promise<void> {
+    // One message per POST: the rate limit counts POSTs, and a tool call's route is not counted again.
+    if (Array.isArray(req.body)) throw batchRefused();
     const server = this.servers.create({ authorization: req.headers.authorization ?? '', requestId: req.id });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -79,6 +81,11 @@ export class McpController {
   mcpEndSession(@Res({ passthrough: true }) res: Response): never {
     return refuse(res);
   }
+}
+
+/** A JSON-RPC batch (dropped from MCP in 2025-06-18): it would run many tools for one counted request. */
+function batchRefused(): AppError {
+  return new AppError('validation_failed', 'Send one JSON-RPC message per request: batches are not accepted.', [{ field: 'body', message: 'must be one JSON-RPC message, not an array' }]);
 }
 
 function refuse(res: Response): never {

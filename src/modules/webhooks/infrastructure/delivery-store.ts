@@ -54,7 +54,7 @@ export type DeliveryOutcome =
   | { kind: 'failed' };
 
 const DUE = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND leased_until <= now()))`;
-/** The rows of the per-endpoint claim index (webhook_deliveries_endpoint_due_idx): not yet settled. */
+/** The rows of the per-endpoint claim index (webhook_deliveries_endpoint_due_idx): not settled yet. */
 const OPEN = `status IN ('pending', 'delivering')`;
 
 /**
@@ -67,12 +67,14 @@ export class DeliveryStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Claims up to `limit` due deliveries (pending and due, or delivering with a lapsed lease), at
-   * most `perEndpoint` of one endpoint, none of the endpoints in `busy`, oldest first, skipping rows
-   * another worker is claiming (`FOR UPDATE SKIP LOCKED`). The endpoints with work are found by
-   * skipping through the per-endpoint index (a recursive step per endpoint), and each contributes
-   * its `perEndpoint` oldest due rows read in index order: the claim reads what it may take, however
-   * long one endpoint's backlog, and a slow endpoint's backlog never pushes the others back.
+   * Claims up to `limit` due deliveries (pending and due, or delivering with a lapsed lease), oldest
+   * first, none of the endpoints in `busy`, skipping rows another worker is claiming (`FOR UPDATE
+   * SKIP LOCKED`). An endpoint gets at most `perEndpoint` less the live leases it has (any worker's),
+   * so the bound holds across workers (two claims at the same instant may briefly pass it). The
+   * endpoints with open deliveries are found by skipping through the per-endpoint index (a step per
+   * endpoint), and each contributes its oldest due rows read in index order: a claim reads what it
+   * may take, however long a backlog (due or scheduled later), and one endpoint's backlog never
+   * pushes another's deliveries back.
    */
   async claim(limit: number, leaseMs: number, perEndpoint: number, busy: readonly string[]): Promise<ClaimedDelivery[]> {
     // The statement is a SELECT over the claiming UPDATE: its answer is the rows themselves.
@@ -85,9 +87,18 @@ export class DeliveryStore {
        ),
        candidates AS (
          SELECT c.id FROM with_work w
-         CROSS JOIN LATERAL (SELECT id FROM webhook_deliveries x
-                              WHERE x.endpoint_id = w.endpoint_id AND ${OPEN} AND ${DUE}
-                              ORDER BY next_attempt_at, id LIMIT $3) c
+         CROSS JOIN LATERAL (
+           SELECT id, next_attempt_at FROM (
+             (SELECT id, next_attempt_at FROM webhook_deliveries x
+               WHERE x.endpoint_id = w.endpoint_id AND x.status = 'pending' AND x.next_attempt_at <= now()
+               ORDER BY x.next_attempt_at, x.id LIMIT $3)
+             UNION ALL
+             (SELECT id, next_attempt_at FROM webhook_deliveries x
+               WHERE x.endpoint_id = w.endpoint_id AND x.status = 'delivering' AND x.leased_until <= now() LIMIT $3)
+           ) due_here
+           ORDER BY next_attempt_at, id
+           LIMIT greatest($3 - (SELECT count(*) FROM webhook_deliveries l
+                                 WHERE l.endpoint_id = w.endpoint_id AND l.status = 'delivering' AND l.leased_until > now()), 0)) c
           WHERE w.endpoint_id IS NOT NULL AND NOT (w.endpoint_id = ANY($4::text[]))
        ),
        claimed AS (

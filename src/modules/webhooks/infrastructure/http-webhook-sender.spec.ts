@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { AppConfig } from '../../../config/index.js';
 import { HttpWebhookSender } from './http-webhook-sender.js';
 
@@ -51,6 +51,31 @@ describe('posting a delivery', () => {
     const one = sender();
     for (let i = 0; i < 3; i += 1) expect((await one.send(`${base}/again`, {}, '{}', 5_000)).status).toBe(204);
     expect(new Set(seen.filter((s) => s.path === '/again').map((s) => s.port)).size).toBe(1);
+  });
+
+  it('sends again on a new connection when a kept-alive one was closed under it, before any answer', async () => {
+    // Answers the first request of each connection (keeping it alive) and drops the connection at the second.
+    const connections: Socket[] = [];
+    const tcp = createTcpServer((socket) => {
+      connections.push(socket);
+      let answered = false;
+      socket.on('data', () => {
+        if (answered) return void socket.destroy();
+        answered = true;
+        socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\nKeep-Alive: timeout=60\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}/hook`;
+    try {
+      const one = sender();
+      expect((await one.send(url, {}, '{}', 5_000)).status).toBe(204);
+      expect(await one.send(url, {}, '{}', 5_000)).toMatchObject({ status: 204, error: null });
+      expect(connections).toHaveLength(2);
+    } finally {
+      connections.forEach((c) => c.destroy());
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    }
   });
 
   it('keeps at most 1 KiB of the answer, never a cut character', async () => {

@@ -5,8 +5,14 @@ import { isOutboundError, PinnedAgents, readNodeSnippet, requestPinned, vetHost,
 import { WebhookSender, type SendResult } from '../application/ports/webhook-sender.js';
 import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-rules.js';
 
-/** An idle kept-alive connection closes after this: sooner than servers' usual keep-alive (Node's 5 s), so a reused one is rarely closed under us. */
-const IDLE_CONNECTION_MS = 4_000;
+/** An idle kept-alive connection closes after this: sooner than servers' usual keep-alive (Node's 5 s, gunicorn's 2 s), so a reused one is rarely closed under us. */
+const IDLE_CONNECTION_MS = 1_000;
+
+/** A request that failed on a reused kept-alive connection the other side had closed. */
+function reusedConnectionClosed(err: unknown): boolean {
+  const e = err as { reusedSocket?: boolean; code?: string };
+  return e.reusedSocket === true && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+}
 
 /**
  * Posts deliveries with the platform's pinned connections: the name is resolved and every address
@@ -24,7 +30,8 @@ export class HttpWebhookSender extends WebhookSender implements OnApplicationShu
 
   constructor(private readonly config: AppConfig) {
     super();
-    this.agents = new PinnedAgents({ maxAgents: 256, maxSockets: config.webhooks.concurrencyPerEndpoint, idleMs: IDLE_CONNECTION_MS });
+    // Not capped per agent: endpoints on one host share its agent, and the delivery loop bounds each endpoint.
+    this.agents = new PinnedAgents({ maxAgents: 256, maxSockets: Infinity, idleMs: IDLE_CONNECTION_MS });
   }
 
   onApplicationShutdown(): void {
@@ -42,7 +49,13 @@ export class HttpWebhookSender extends WebhookSender implements OnApplicationShu
         vetHost(target, { policy: 'public', allowHosts: this.config.outboundAllowHosts, resolve: this.resolver, what: 'webhooks' }),
         signal,
       );
-      res = await requestPinned(target, address, signal, { method: 'POST', headers, body, agent: this.agents.for(target, address) });
+      const request = { method: 'POST', headers, body, agent: this.agents.for(target, address) };
+      // A kept-alive connection the server closed as we reused it fails before any answer: the
+      // request never reached the endpoint, so it goes once more on a new connection.
+      res = await requestPinned(target, address, signal, request).catch((err: unknown) => {
+        if (!reusedConnectionClosed(err) || signal.aborted) throw err;
+        return requestPinned(target, address, signal, { ...request, agent: undefined });
+      });
       const status = res.statusCode ?? 0;
       const excerpt = await readExcerpt(res);
       const redirect = status >= 300 && status <= 399;
