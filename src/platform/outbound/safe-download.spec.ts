@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../config/index.js';
 import { AppError } from '../../core/index.js';
 import { OutboundError } from './outbound-error.js';
-import { safeDownload, type HostResolver, type SafeDownloadOptions } from './safe-download.js';
+import { PinnedAgents, safeDownload, type HostResolver, type SafeDownloadOptions } from './safe-download.js';
 import { SafeFetcher } from './safe-fetcher.js';
 
 /** A file server on 127.0.0.1: /file, /big, /redirect?to=..., /loop, /missing, anything else is HTML. */
@@ -173,5 +173,31 @@ describe('SafeFetcher', () => {
     await expect(fetcher.download(`http://127.0.0.1:${port}/file`)).resolves.toMatchObject({ contentType: 'video/mp4' });
     await expect(fetcher.download(`http://127.0.0.1:${port}/big`)).rejects.toMatchObject({ code: 'payload_too_large' });
     await expect(fetcher.download(`http://127.0.0.1:${port}/text`, { allowedContentTypes: ['video/mp4'] })).rejects.toMatchObject({ code: 'unsupported_media_type' });
+  });
+});
+
+describe('PinnedAgents', () => {
+  it('shares an agent only for the same vetted address, scheme, port and name', () => {
+    const agents = new PinnedAgents({ maxAgents: 8, maxSockets: Infinity, idleMs: 1_000 });
+    const url = new URL('https://hooks.example.test/a');
+    const first = agents.for(url, { address: '93.184.216.34', family: 4 });
+    expect(agents.for(new URL('https://hooks.example.test/b'), { address: '93.184.216.34', family: 4 })).toBe(first);
+    // The name now answers another address: a connection to the old one is never reused for it.
+    expect(agents.for(url, { address: '93.184.216.35', family: 4 })).not.toBe(first);
+    expect(agents.for(new URL('http://hooks.example.test/a'), { address: '93.184.216.34', family: 4 })).not.toBe(first);
+    expect(agents.for(new URL('https://other.example.test/a'), { address: '93.184.216.34', family: 4 })).not.toBe(first);
+    agents.destroy();
+  });
+
+  it('forgets the least recently used agent past its bound', () => {
+    const agents = new PinnedAgents({ maxAgents: 2, maxSockets: Infinity, idleMs: 1_000 });
+    const at = (address: string) => agents.for(new URL('https://h.example.test/'), { address, family: 4 });
+    const a = at('93.184.216.1');
+    const b = at('93.184.216.2');
+    expect(at('93.184.216.1')).toBe(a); // used again: now the most recent
+    at('93.184.216.3'); // past the bound: .2 is forgotten
+    expect(at('93.184.216.1')).toBe(a);
+    expect(at('93.184.216.2')).not.toBe(b);
+    agents.destroy();
   });
 });

@@ -19,11 +19,16 @@ export class CountedCalls {
     return { [COUNTED_CALL_HEADER]: this.token.toString('base64url') };
   }
 
-  /** Whether `headers` carry this process's token. */
-  isCounted(headers: Record<string, string | string[] | undefined>): boolean {
+  /** Whether a request from `remoteAddress` with `headers` is this process's own loopback call (its token, from loopback). */
+  isCounted(headers: Record<string, string | string[] | undefined>, remoteAddress: string | undefined): boolean {
+    if (!isLoopback(remoteAddress)) return false;
     const value = headers[COUNTED_CALL_HEADER];
     if (typeof value !== 'string') return false;
     const given = Buffer.from(value, 'base64url');
     return given.length === this.token.length && timingSafeEqual(given, this.token);
   }
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '::1' || address?.startsWith('127.') === true || address?.startsWith('::ffff:127.') === true;
 }

@@ -28,7 +28,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {
-    return this.counted.isCounted(ctx.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers) || super.shouldSkip(ctx);
+    const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; socket?: { remoteAddress?: string } }>();
+    return this.counted.isCounted(req.headers, req.socket?.remoteAddress) || super.shouldSkip(ctx);
   }
 
   protected override setResponseHeader(res: Response, name: string, value: string | number): void {

@@ -54,6 +54,12 @@ export type DeliveryOutcome =
   | { kind: 'failed' };
 
 const DUE = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND leased_until <= now()))`;
+/** The attempt row of a delivery, from the placeholders given; not when the delivery is gone meanwhile (its endpoint deleted). */
+const RECORD_ATTEMPT = (delivery: string, attempt: string, startedAt: string, durationMs: string, status: string, excerpt: string, error: string) =>
+  `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_excerpt, error)
+   SELECT ${delivery}::text, ${attempt}::int, ${startedAt}::timestamptz, ${durationMs}::int, ${status}::int, ${excerpt}::text, ${error}::text
+    WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ${delivery}) ON CONFLICT DO NOTHING`;
+
 /** The rows of the per-endpoint claim index (webhook_deliveries_endpoint_due_idx): not settled yet. */
 const OPEN = `status IN ('pending', 'delivering')`;
 
@@ -161,8 +167,7 @@ export class DeliveryStore {
          UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, last_status = $3, last_error = NULL
           WHERE id = $1 AND status = 'delivering' AND leased_until = $2 RETURNING endpoint_id),
        attempt AS (
-         INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_excerpt, error)
-         SELECT $1::text, $4::int, $5::timestamptz, $6::int, $3::int, $7::text, NULL WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) ON CONFLICT DO NOTHING),
+         ${RECORD_ATTEMPT('$1', '$4', '$5', '$6', '$3', '$7', 'NULL')}),
        standing AS (
          UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM kept) AND failing_since IS NOT NULL)
        SELECT count(*)::int AS kept FROM kept`,
@@ -179,9 +184,7 @@ export class DeliveryStore {
   async finish(d: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome, work: (tx: Tx) => Promise<void>): Promise<boolean> {
     return inTransaction(this.ds, async (tx) => {
       await tx.query(
-        // Not when the delivery is gone meanwhile (its endpoint deleted).
-        `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_excerpt, error)
-         SELECT $1::text, $2::int, $3::timestamptz, $4::int, $5::int, $6::text, $7::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) ON CONFLICT DO NOTHING`,
+        RECORD_ATTEMPT('$1', '$2', '$3', '$4', '$5', '$6', '$7'),
         [d.id, d.attempts, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.responseExcerpt, attempt.error],
       );
       const set =
