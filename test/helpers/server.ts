@@ -179,3 +179,16 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, pause));
   }
 }
+
+/**
+ * Rate-limit windows are fixed and aligned to the clock (see `windowKey`): requests a test needs
+ * in one window must not straddle an edge. When the current `windowSeconds` window has less than
+ * `needMs` left, waits until the next one begins (server and test share the clock).
+ */
+export async function withinOneWindow(windowSeconds: number, needMs: number): Promise<void> {
+  const windowMs = windowSeconds * 1000;
+  const left = () => windowMs - (Date.now() % windowMs);
+  if (left() >= needMs) return;
+  const next = Date.now() + left();
+  await waitFor(async () => Date.now() >= next, windowMs, 'the next rate-limit window');
+}
