@@ -172,7 +172,8 @@ describe('content', () => {
     expect(job.result.items).toBe(14);
     const ready = await waitFor(async () => {
       const page = (await api(server).get(`/content/queue?character_id=${character}&status=ready&page_size=100`).set(alice.auth)).body;
-      return page.total === 14 ? page : undefined;
+      // The page's items, not its total: the two are separate reads, and an item may turn ready in between.
+      return page.items.length === 14 ? page : undefined;
     }, 60_000, 'all 14 items ready');
     expect(ready.items.every((i: Item) => i.media.length === 1 && i.caption)).toBe(true);
     const kinds = ready.items.map((i: Item) => `${i.content_type}:${i.media[0].kind}`).sort();
