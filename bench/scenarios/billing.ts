@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { startFakeStripe, type FakeStripe } from '../../test/fakes/stripe-server.js';
 import { STRIPE_TEST_KEY, STRIPE_TEST_WEBHOOK_SECRET, TEST_PRICES, stripeEnv } from '../../test/helpers/stripe.js';
-import { BENCH_PASSWORD, register } from '../lib/accounts.js';
+import { register } from '../lib/accounts.js';
 import { createBacking } from '../lib/backing.js';
 import { CpuCost } from '../lib/cpu.js';
 import { ApiClient, mapLimit } from '../lib/http.js';
@@ -118,13 +118,10 @@ async function cpuCost(rig: Rig): Promise<CpuCost> {
 
 // ---- seeding: workspaces subscribed through the real checkout ----
 
-/** A registered workspace, its email verified in SQL (buying needs it), signed in again, checked out on `plan`, paid at the fake. */
-async function subscribe(api: ApiClient, db: pg.Client, fake: FakeStripe, email: string, plan: 'pro' | 'agency'): Promise<string> {
+/** A registered workspace (its email verified through the mailed link: buying needs it), checked out on `plan`, paid at the fake. */
+async function subscribe(api: ApiClient, fake: FakeStripe, email: string, plan: 'pro' | 'agency'): Promise<string> {
   const account = await register(api, email);
-  await db.query('UPDATE users SET email_verified_at = now() WHERE lower(email) = lower($1)', [email]);
-  // A new session reads the user afresh (the first one remembers it unverified).
-  const login = await api.post<{ access_token: string }>('/auth/login', { email, password: BENCH_PASSWORD });
-  const checkout = await api.post<{ session_id: string }>('/billing/checkout', { plan }, { token: login.body.access_token });
+  const checkout = await api.post<{ session_id: string }>('/billing/checkout', { plan }, { token: account.token });
   await fake.completeCheckout(checkout.body.session_id);
   return account.workspaceId;
 }
@@ -132,7 +129,7 @@ async function subscribe(api: ApiClient, db: pg.Client, fake: FakeStripe, email:
 async function seedSubscribers(api: ApiClient, db: pg.Client, fake: FakeStripe, stamp: string): Promise<string[]> {
   const started = Date.now();
   const ids = await mapLimit(Array.from({ length: SUBSCRIBERS }, (_, i) => i), 2, (i) =>
-    subscribe(api, db, fake, `billing-${i}-${stamp}@bench.test`, i % 4 === 3 ? 'agency' : 'pro'),
+    subscribe(api, fake, `billing-${i}-${stamp}@bench.test`, i % 4 === 3 ? 'agency' : 'pro'),
   );
   await until(async () => (await count(db, `SELECT count(*) AS n FROM workspaces WHERE id = ANY($1) AND plan <> 'starter'`, [ids])) === ids.length, 'the subscribed workspaces to leave Starter');
   await until(async () => (await count(db, `SELECT count(*) AS n FROM outbox_events WHERE type = 'billing.provider_event' AND done_at IS NULL`)) === 0, 'the checkout events to be synced');
