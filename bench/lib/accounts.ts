@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { BENCH_ADMIN } from './backing.js';
+import { databaseOf } from './server.js';
 import type { ApiClient } from './http.js';
 
 /** A signed-in user and their workspace, as the API reports them. */
@@ -34,22 +36,31 @@ export async function register(api: ApiClient, email: string): Promise<Account> 
 }
 
 /**
- * Opens the verification link mailed to `email`, as a user does: the bench API keeps mail in its
- * development mailbox (no SMTP_URL). API keys, publishing and buying need a verified address.
+ * Opens the verification link mailed to `email`, as its user would. The bench API runs as in
+ * production with no SMTP_URL, so it keeps the mail it would send in its database, where the link
+ * is read. API keys, publishing and buying need a verified address.
  */
 async function verifyEmail(api: ApiClient, email: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { body } = await api.get<{ data: Array<{ template: string; links: string[] }> }>(`/dev/mailbox?to=${encodeURIComponent(email)}`);
-    const link = body.data.find((m) => m.template === 'account.email_verification_requested')?.links[0];
-    if (link) {
-      const token = new URL(link).searchParams.get('token');
-      if (!token) throw new Error(`the verification link mailed to ${email} has no token: ${link}`);
-      await api.post('/auth/verify-email', { token }, { expect: 200 });
-      return;
+  const db = new pg.Client({ connectionString: databaseOf(api.baseUrl) });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const { rows } = await db.query<{ text_body: string }>(
+        `SELECT text_body FROM mail_messages WHERE lower(to_address) = lower($1) AND template = 'account.email_verification_requested' AND text_body IS NOT NULL
+          ORDER BY created_at DESC LIMIT 1`,
+        [email],
+      );
+      const token = rows[0] && /[?&]token=([^\s&]+)/.exec(rows[0].text_body)?.[1];
+      if (token) {
+        await api.post('/auth/verify-email', { token: decodeURIComponent(token) }, { expect: 200 });
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`no verification mail to ${email} was kept within 15 s`);
+      await new Promise((r) => setTimeout(r, 20));
     }
-    if (Date.now() > deadline) throw new Error(`no verification mail reached ${email} within 15 s`);
-    await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    await db.end();
   }
 }
 

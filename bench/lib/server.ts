@@ -97,7 +97,22 @@ export async function startApi(env: Record<string, string>): Promise<BenchApi> {
     60_000,
   );
   const port = Number(match[1]);
-  return Object.assign(proc, { port, baseUrl: `http://127.0.0.1:${port}/api/v1` });
+  const baseUrl = `http://127.0.0.1:${port}/api/v1`;
+  if (env.DATABASE_URL) databases.set(baseUrl, env.DATABASE_URL);
+  return Object.assign(proc, { port, baseUrl });
+}
+
+/** The database each started API keeps its data in, by its base URL. */
+const databases = new Map<string, string>();
+
+/**
+ * Where the API at `baseUrl` keeps its data: the bench reads there what a user would read in their
+ * inbox (a production API keeps unsent mail in `mail_messages`, with no development mailbox).
+ */
+export function databaseOf(baseUrl: string): string {
+  const url = databases.get(baseUrl);
+  if (!url) throw new Error(`no API with a database was started at ${baseUrl}`);
+  return url;
 }
 
 /** Starts a worker (dist/src/worker.js), for scenarios whose work runs on the queue. */
