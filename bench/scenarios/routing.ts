@@ -26,7 +26,11 @@ import { measureDecisionOverhead, overheadTable, QUIET_PING_P99_MS, type Overhea
  * 3. A fake's death under a steady stream of jobs routed 100 % to it: the time from the kill to the
  *    first job completed through fallback, when its circuit opened, and that no job failed.
  */
-const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
+/**
+ * NODE_ENV=test: production refuses OUTBOUND_ALLOW_HOSTS, which the GPU fakes on loopback need
+ * (nothing else reads NODE_ENV; the webhooks scenario does the same).
+ */
+const LOAD_ENV = { NODE_ENV: 'test', AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
 const REPLICATE_TOKEN = 'bench-replicate-token';
 const ENDPOINT_CONCURRENCY = 4;
 const DRAIN_BATCH = 150;
