@@ -33,6 +33,9 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   assertErrorCodesKnown(app, ERROR_STATUS);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // Answers are Cache-Control: no-store (noStore), so a client holds nothing an ETag could revalidate;
+  // routes that are cacheable (public branding) set their own.
+  app.set('etag', false);
   app.use(drain.track);
   app.use(requestId);
   app.use(accessLog);

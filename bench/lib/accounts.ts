@@ -6,6 +6,7 @@ import type { ApiClient } from './http.js';
 /** A signed-in user and their workspace, as the API reports them. */
 export interface Account {
   email: string;
+  userId: string;
   token: string;
   workspaceId: string;
   plan: string;
@@ -20,9 +21,9 @@ export async function adminToken(api: ApiClient): Promise<string> {
 }
 
 async function describe(api: ApiClient, email: string, token: string): Promise<Account> {
-  const me = await api.get<{ workspace: { id: string; plan: string; character_limit: number } }>('/auth/me', { token });
+  const me = await api.get<{ user: { id: string }; workspace: { id: string; plan: string; character_limit: number } }>('/auth/me', { token });
   const ws = me.body.workspace;
-  return { email, token, workspaceId: ws.id, plan: ws.plan, characterLimit: ws.character_limit };
+  return { email, userId: me.body.user.id, token, workspaceId: ws.id, plan: ws.plan, characterLimit: ws.character_limit };
 }
 
 export async function register(api: ApiClient, email: string): Promise<Account> {

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysController } from './api/api-keys.controller.js';
 import { DatabaseApiKeyAuthenticator } from './application/api-key-authenticator.js';
-import { ApiKeyStrategy } from './application/api-key-strategy.js';
+import { ApiKeyRecheckStrategy, ApiKeyStrategy } from './application/api-key-strategy.js';
 import { ApiKeysService } from './application/api-keys.service.js';
 import { ApiKeyEntity } from './infrastructure/api-key.entity.js';
 import { ApiKeysRepository } from './infrastructure/api-keys.repository.js';
@@ -12,6 +12,6 @@ import { ApiKeysDataContributor } from './infrastructure/api-keys-data.contribut
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysDataContributor, ApiKeysRepository, ApiKeysService, DatabaseApiKeyAuthenticator, ApiKeyStrategy],
+  providers: [ApiKeysDataContributor, ApiKeysRepository, ApiKeysService, DatabaseApiKeyAuthenticator, ApiKeyStrategy, ApiKeyRecheckStrategy],
 })
 export class ApiKeysModule {}

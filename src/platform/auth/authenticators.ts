@@ -11,16 +11,18 @@ import { API_KEY_PREFIX } from '../../core/index.js';
 export const SESSION_STRATEGY = 'session-jwt';
 /** The same token check, then the session read afresh and nothing counted: for sockets held open. */
 export const SESSION_RECHECK_STRATEGY = 'session-jwt-recheck';
-/** `psk_` API keys looked up by hash (modules/api-keys). */
+/** `psk_` API keys looked up by hash (modules/api-keys), the request counted as a session's is. */
 export const API_KEY_STRATEGY = 'api-key';
+/** The same key read afresh and nothing counted: for sockets held open. */
+export const API_KEY_RECHECK_STRATEGY = 'api-key-recheck';
 
 /** What a strategy answers for an accepted credential. */
 export interface Authenticated {
   caller: Caller;
   /**
    * Requests in the workspace's current window, this one included, when the strategy counted the
-   * request itself: the session check does, because the round trip that counts also reads the
-   * workspace's access stamp it needs before it can trust what it remembers. Absent, the rate-limit
+   * request itself: the session and API key checks do, because the round trip that counts also reads
+   * the workspace's access stamp they need before they can trust what they remember. Absent, the rate-limit
    * step counts the request.
    */
   hits?: number;

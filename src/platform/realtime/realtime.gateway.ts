@@ -3,7 +3,7 @@ import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { AppConfig } from '../../config/index.js';
 import type { Caller } from '../../core/index.js';
-import { API_KEY_STRATEGY, authenticateToken, isApiKeyToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../auth/index.js';
+import { API_KEY_RECHECK_STRATEGY, API_KEY_STRATEGY, authenticateToken, isApiKeyToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../auth/index.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { RateLimiter } from '../rate-limit/index.js';
 import { RealtimeBus } from './realtime.types.js';
@@ -95,8 +95,8 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
 
   /**
    * The socket's auth message, by the strategy HTTP would use (strategies are registered by name,
-   * so platform code does not import the modules that provide them). A session token's check counts
-   * it as one request of its workspace, as on HTTP.
+   * so platform code does not import the modules that provide them). The check counts it as one
+   * request of its workspace, as on HTTP.
    */
   private async authenticate(token: string): Promise<Caller | null> {
     return (await authenticateToken(isApiKeyToken(token) ? API_KEY_STRATEGY : SESSION_STRATEGY, token))?.caller ?? null;
@@ -104,6 +104,6 @@ export class RealtimeGateway implements OnGatewayConnection, OnModuleInit, OnMod
 
   /** An open socket's credential checked again: read afresh, counting no request. */
   private async recheck(token: string): Promise<Caller | null> {
-    return (await authenticateToken(isApiKeyToken(token) ? API_KEY_STRATEGY : SESSION_RECHECK_STRATEGY, token))?.caller ?? null;
+    return (await authenticateToken(isApiKeyToken(token) ? API_KEY_RECHECK_STRATEGY : SESSION_RECHECK_STRATEGY, token))?.caller ?? null;
   }
 }

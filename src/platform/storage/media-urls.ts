@@ -14,6 +14,9 @@ export const PUBLISH_MEDIA_URL_TTL_SECONDS = 24 * 3600;
  */
 const EXPIRY_STEP_SECONDS = 300;
 
+/** Signed URLs kept for reuse per process (a few MB at most). */
+const SIGNED_URLS_REMEMBERED = 20_000;
+
 /**
  * Fresh signed URLs for stored media, made when an answer is built: records keep storage keys (and
  * plain, unsigned URLs that serve nothing), never a signed URL. `keyOf` reads the key back out of
@@ -21,6 +24,11 @@ const EXPIRY_STEP_SECONDS = 300;
  */
 export class MediaUrls {
   private readonly prefixes: string[];
+  /**
+   * URLs already signed, by key and rounded expiry: within a step every answer names the same URL,
+   * so each is signed once per step rather than once per answer. Forgotten whole when full.
+   */
+  private readonly signed = new Map<string, string>();
 
   constructor(
     private readonly storage: Storage,
@@ -37,7 +45,15 @@ export class MediaUrls {
   sign(key: string, ttlSeconds: number = this.ttlSeconds): string {
     const now = Math.floor(this.nowMs() / 1000);
     const step = Math.min(EXPIRY_STEP_SECONDS, Math.floor(ttlSeconds / 4)) || 1;
-    return this.storage.signedUrl(key, Math.ceil((now + ttlSeconds) / step) * step);
+    const expiresAt = Math.ceil((now + ttlSeconds) / step) * step;
+    const memo = `${expiresAt} ${key}`;
+    let url = this.signed.get(memo);
+    if (url === undefined) {
+      url = this.storage.signedUrl(key, expiresAt);
+      if (this.signed.size >= SIGNED_URLS_REMEMBERED) this.signed.clear();
+      this.signed.set(memo, url);
+    }
+    return url;
   }
 
   signOrNull(key: string | null | undefined): string | null {

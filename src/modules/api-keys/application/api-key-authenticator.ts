@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { apiKeyRole, type Caller, type Scope } from '../../../core/index.js';
+import { CredentialMemory, type Authenticated } from '../../../platform/auth/index.js';
+import { RateLimiter } from '../../../platform/rate-limit/index.js';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key-secret.js';
 import { LAST_USED_RESOLUTION_MS, needsUsageTouch } from '../domain/api-key-rules.js';
 import { ApiKeysRepository, type KeyHolder } from '../infrastructure/api-keys.repository.js';
@@ -8,45 +10,108 @@ import { ApiKeysRepository, type KeyHolder } from '../infrastructure/api-keys.re
 const MAX_REMEMBERED_TOUCHES = 10_000;
 
 /**
- * Resolves `psk_` keys for the API key strategy: one query per request, no cache, so a revoked key
- * stops at once on every instance. `last_used_at` is refreshed at most once a minute per key,
- * after the answer is on its way.
+ * Resolves `psk_` keys for the API key strategies. A key's verified holder is remembered by the key's
+ * hash under its workspace's access stamp (`CredentialMemory`), which revoking a key, removing its
+ * creator from the workspace, changing their role or the plan all move: the request's rate-limit
+ * count reads the stamp in the same Redis round trip, so a remembered key costs no query, and a
+ * revoked one is refused on its next request on every instance. A key not yet remembered is read,
+ * then confirmed under the stamp on its next request (its workspace is known only from the row).
+ * `last_used_at` is refreshed at most once a minute per key, after the answer is on its way.
  */
 @Injectable()
 export class DatabaseApiKeyAuthenticator {
   private readonly logger = new Logger('ApiKeys');
-  /** When this process last asked for a key's touch, so a burst costs one write, not one per request. */
+  /** When a key was last used as far as this process knows (read, or a touch it asked for): a burst costs one write, not one per request. */
   private readonly touchedAt = new Map<string, number>();
+  /** Verified callers by key hash. */
+  private readonly remembered = new CredentialMemory<Caller>();
 
-  constructor(private readonly keys: ApiKeysRepository) {}
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly limiter: RateLimiter,
+  ) {}
 
-  /** The key's caller, or null when it is unknown, expired or revoked. */
-  async authenticate(key: string): Promise<Caller | null> {
+  /**
+   * The key's caller, its request counted against the workspace's window (`hits`), or null when the
+   * key is unknown, expired or revoked. An unknown key counts nothing: it names no workspace.
+   */
+  async authenticate(key: string, nowMs: number = Date.now()): Promise<Authenticated | null> {
     if (!looksLikeApiKey(key)) return null;
-    const holder = await this.keys.findHolderByHash(hashApiKey(key));
-    if (!holder) return null;
-    this.recordUse(holder, new Date());
-    return {
-      kind: 'api_key',
-      userId: holder.userId,
-      workspaceId: holder.workspaceId,
-      role: holder.role,
-      workspaceRole: apiKeyRole(holder.memberRole),
-      plan: holder.plan,
-      scopes: holder.scopes as Scope[],
-      apiKeyId: holder.keyId,
-    };
+    const hash = hashApiKey(key);
+    const workspaceId = this.remembered.workspaceOf(hash);
+    if (workspaceId === undefined) {
+      const holder = await this.read(hash, nowMs);
+      if (!holder) return null;
+      const caller = callerOf(holder);
+      this.remembered.remember(hash, { ...caller }, holder.workspaceId, null, validUntil(holder), nowMs);
+      return { caller, hits: (await this.limiter.hitWorkspace(holder.workspaceId)).count };
+    }
+    const { count: hits, stamp } = await this.limiter.hitWorkspace(workspaceId);
+    const known = this.remembered.recall(hash, stamp, nowMs);
+    if (known) {
+      this.recordUse(known.apiKeyId!, workspaceId, null, new Date(nowMs));
+      return { caller: { ...known }, hits };
+    }
+    const holder = await this.read(hash, nowMs);
+    if (!holder || holder.workspaceId !== workspaceId) {
+      this.remembered.forget(hash);
+      return null;
+    }
+    const caller = callerOf(holder);
+    this.remembered.remember(hash, { ...caller }, workspaceId, stamp, validUntil(holder), nowMs);
+    return { caller, hits };
   }
 
-  private recordUse(holder: KeyHolder, now: Date): void {
-    if (!needsUsageTouch(holder.lastUsedAt, now)) return;
-    const asked = this.touchedAt.get(holder.keyId);
+  /** The key's caller read afresh, counting no request: for a socket held open with it. */
+  async recheck(key: string): Promise<Caller | null> {
+    if (!looksLikeApiKey(key)) return null;
+    const holder = await this.read(hashApiKey(key), Date.now());
+    return holder && callerOf(holder);
+  }
+
+  private async read(hash: string, nowMs: number): Promise<KeyHolder | null> {
+    const holder = await this.keys.findHolderByHash(hash);
+    if (holder) this.recordUse(holder.keyId, holder.workspaceId, holder.lastUsedAt, new Date(nowMs));
+    return holder;
+  }
+
+  /**
+   * Asks for `last_used_at` to be written when neither the row as read (`lastUsedAt`, null when this
+   * request did not read it) nor this process's last write is within the resolution.
+   */
+  private recordUse(keyId: string, workspaceId: string, lastUsedAt: Date | null, now: Date): void {
+    const asked = this.touchedAt.get(keyId);
     if (asked !== undefined && now.getTime() - asked < LAST_USED_RESOLUTION_MS) return;
-    if (this.touchedAt.size >= MAX_REMEMBERED_TOUCHES) this.touchedAt.clear();
-    this.touchedAt.set(holder.keyId, now.getTime());
-    this.keys.touchLastUsed(holder.workspaceId, holder.keyId, now, LAST_USED_RESOLUTION_MS).catch((err: unknown) => {
-      this.touchedAt.delete(holder.keyId);
-      this.logger.error({ msg: 'could not record API key use', api_key_id: holder.keyId, err: String(err) });
+    if (lastUsedAt !== null && !needsUsageTouch(lastUsedAt, now)) {
+      this.noteTouch(keyId, lastUsedAt.getTime());
+      return;
+    }
+    this.noteTouch(keyId, now.getTime());
+    this.keys.touchLastUsed(workspaceId, keyId, now, LAST_USED_RESOLUTION_MS).catch((err: unknown) => {
+      this.touchedAt.delete(keyId);
+      this.logger.error({ msg: 'could not record API key use', api_key_id: keyId, err: String(err) });
     });
   }
+
+  private noteTouch(keyId: string, atMs: number): void {
+    if (this.touchedAt.size >= MAX_REMEMBERED_TOUCHES) this.touchedAt.clear();
+    this.touchedAt.set(keyId, atMs);
+  }
+}
+
+function callerOf(holder: KeyHolder): Caller {
+  return {
+    kind: 'api_key',
+    userId: holder.userId,
+    workspaceId: holder.workspaceId,
+    role: holder.role,
+    workspaceRole: apiKeyRole(holder.memberRole),
+    plan: holder.plan,
+    scopes: holder.scopes as Scope[],
+    apiKeyId: holder.keyId,
+  };
+}
+
+function validUntil(holder: KeyHolder): number {
+  return holder.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
 }

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy as CustomStrategy } from 'passport-custom';
-import { API_KEY_STRATEGY, apiKeyOf, type Authenticated, type CredentialRequest } from '../../../platform/auth/index.js';
+import { API_KEY_RECHECK_STRATEGY, API_KEY_STRATEGY, apiKeyOf, type Authenticated, type CredentialRequest } from '../../../platform/auth/index.js';
 import { DatabaseApiKeyAuthenticator } from './api-key-authenticator.js';
 
 /**
  * `psk_` API keys for the global guard and the socket gateway: the bearer token looked up by its
  * hash. A custom strategy rather than passport-http-bearer, which would also take a key from the
  * body or the query string and refuse a header the guard accepts; this one reads the header exactly
- * as the guard does. The request is counted by the rate-limit step, not here.
+ * as the guard does. The key check counts the request, as the session check does.
  */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(CustomStrategy, API_KEY_STRATEGY) {
@@ -18,7 +18,20 @@ export class ApiKeyStrategy extends PassportStrategy(CustomStrategy, API_KEY_STR
 
   async validate(req: CredentialRequest): Promise<Authenticated | null> {
     const key = apiKeyOf(req);
-    const caller = key === null ? null : await this.keys.authenticate(key);
+    return key === null ? null : this.keys.authenticate(key);
+  }
+}
+
+/** The same key read afresh, counting nothing: for a socket held open with it. */
+@Injectable()
+export class ApiKeyRecheckStrategy extends PassportStrategy(CustomStrategy, API_KEY_RECHECK_STRATEGY) {
+  constructor(private readonly keys: DatabaseApiKeyAuthenticator) {
+    super();
+  }
+
+  async validate(req: CredentialRequest): Promise<Authenticated | null> {
+    const key = apiKeyOf(req);
+    const caller = key === null ? null : await this.keys.recheck(key);
     return caller && { caller };
   }
 }

@@ -58,9 +58,9 @@ export class ApiKeysService {
   }
 
   /**
-   * Revocation is immediate: authentication reads the row on every request, nothing is cached. The
-   * workspace's access stamp moves after the row is written, so sockets held open with the key are
-   * checked again (and closed) at once on every instance.
+   * Revocation is immediate: the workspace's access stamp moves after the row is written, so the
+   * key's remembered check is dropped on its next request and sockets held open with it are checked
+   * again (and closed) at once, on every instance.
    */
   async revoke(caller: Caller, id: string): Promise<void> {
     const { workspaceId } = caller;

@@ -12,6 +12,7 @@ export interface KeyHolder {
   userId: string;
   scopes: string[];
   lastUsedAt: Date | null;
+  expiresAt: Date | null;
   plan: Plan;
   role: Role;
   /** The creator's role in the key's workspace now. */
@@ -24,6 +25,7 @@ interface KeyHolderRow {
   user_id: string;
   scopes: string[];
   last_used_at: Date | null;
+  expires_at: Date | null;
   plan: Plan;
   role: Role;
   member_role: WorkspaceRole;
@@ -32,7 +34,7 @@ interface KeyHolderRow {
 // One indexed lookup (api_keys_hash_uq) joined to the plan, the creator and the creator's membership;
 // hot on every public request. A key whose creator left the workspace finds no membership: it stops.
 const HOLDER_BY_HASH = `
-  SELECT k.id, k.workspace_id, k.user_id, k.scopes, k.last_used_at, w.plan, u.role, m.role AS member_role
+  SELECT k.id, k.workspace_id, k.user_id, k.scopes, k.last_used_at, k.expires_at, w.plan, u.role, m.role AS member_role
   FROM api_keys k
   JOIN workspaces w ON w.id = k.workspace_id
   JOIN users u ON u.id = k.user_id
@@ -86,6 +88,7 @@ export class ApiKeysRepository {
       userId: row.user_id,
       scopes: row.scopes,
       lastUsedAt: row.last_used_at,
+      expiresAt: row.expires_at,
       plan: row.plan,
       role: row.role,
       memberRole: row.member_role,

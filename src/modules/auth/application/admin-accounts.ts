@@ -36,7 +36,7 @@ export class AdminAccounts {
     private readonly accounts: AccountsRepository,
     private readonly hasher: PasswordHasher,
     private readonly rules: PasswordRules,
-    /** Absent in the CLI, which has no counters to reach: a running API sees its promotion within SESSION_RECHECK_MS. */
+    /** Absent in the CLI, which has no counters to reach: a running API sees its promotion within CREDENTIAL_RECHECK_MS. */
     private readonly limiter?: RateLimiter,
   ) {}
 

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { changedRows, PreparedReads, type Tx } from '../../../platform/database/index.js';
-import { offsetOf, type Page, type PageRequest, type WorkspaceRole } from '../../../core/index.js';
+import { offsetOf, type Page, type PageRequest, type Plan, type WorkspaceRole } from '../../../core/index.js';
 import type { RefreshTokenState } from '../domain/refresh-token.js';
-import type { Account, User } from '../domain/accounts.js';
-import { ACCOUNT_COLUMNS, toAccount, toUser, USER_COLUMNS, type AccountRow, type UserRow } from './account-rows.js';
+import type { Account, Membership, User } from '../domain/accounts.js';
+import { ACCOUNT_COLUMNS, toAccount, toUser, toWorkspace, USER_COLUMNS, type AccountRow, type UserRow } from './account-rows.js';
 
 export interface StoredRefreshToken extends RefreshTokenState {
   id: string;
@@ -15,6 +15,23 @@ export interface StoredRefreshToken extends RefreshTokenState {
 }
 
 /** A live session's account (its workspace is the session's), the member's role there, and when the session ends unless refreshed. */
+/** A live session's account, the caller's role in its workspace and every workspace the user belongs to. */
+export interface SessionAccount {
+  account: Account;
+  role: WorkspaceRole;
+  memberships: Membership[];
+}
+
+interface MembershipRow {
+  o_id: string;
+  o_name: string;
+  o_plan: Plan;
+  o_credits_balance: number;
+  o_created_at: Date;
+  o_role: WorkspaceRole;
+  o_joined_at: Date;
+}
+
 export interface LiveSession {
   account: Account;
   memberRole: WorkspaceRole;
@@ -89,6 +106,40 @@ export class SessionsRepository {
     );
     const r = rows[0];
     return r ? { account: toAccount(r), memberRole: r.member_role, expiresAt: r.session_expires_at, workspaceRequiresMfa: r.ws_require_mfa } : null;
+  }
+
+  /**
+   * GET /auth/me in one statement: the session's user and workspace, the caller's role there, and
+   * every workspace the user belongs to (the oldest membership first), while the session is live.
+   * One row per membership.
+   */
+  async findMe(sessionId: string, userId: string): Promise<SessionAccount | null> {
+    const rows = await this.hot.rows<AccountRow & { member_role: WorkspaceRole } & MembershipRow>(
+      'auth_me',
+      `SELECT ${ACCOUNT_COLUMNS}, m.role AS member_role,
+              o.id AS o_id, o.name AS o_name, o.plan AS o_plan, o.credits_balance AS o_credits_balance, o.created_at AS o_created_at,
+              om.role AS o_role, om.created_at AS o_joined_at
+       FROM sessions s
+       JOIN users u ON u.id = s.user_id
+       JOIN memberships m ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id
+       JOIN workspaces w ON w.id = s.workspace_id
+       JOIN memberships om ON om.user_id = s.user_id
+       JOIN workspaces o ON o.id = om.workspace_id
+       WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'
+       ORDER BY om.created_at, o.id`,
+      [sessionId, userId],
+    );
+    const first = rows[0];
+    if (!first) return null;
+    return {
+      account: toAccount(first),
+      role: first.member_role,
+      memberships: rows.map((r) => ({
+        workspace: toWorkspace({ id: r.o_id, name: r.o_name, plan: r.o_plan, credits_balance: r.o_credits_balance, created_at: r.o_created_at }),
+        role: r.o_role,
+        joinedAt: r.o_joined_at,
+      })),
+    };
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {

@@ -6,7 +6,7 @@ import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { AppConfig } from '../../../config/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
-import { CharacterEnvelope, CharacterListBody, plainReferenceImages, toCharacterBody, withEffectiveTimezone, withSignedReferenceImages } from './dto/character.body.js';
+import { CharacterEnvelope, CharacterListBody, plainReferenceImages, listRowBody, toCharacterBody } from './dto/character.body.js';
 import { CharacterListQueryDto, toCharacterListFilter } from './dto/list-query.dto.js';
 import { CreateCharacterDto, toCharacterInput, UpdateCharacterDto } from './dto/character.dto.js';
 
@@ -46,7 +46,7 @@ export class CharactersController {
   @ApiErrors('unauthorized', 'validation_failed')
   async list(@CurrentCaller() caller: Caller, @Query() query: CharacterListQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size), toCharacterListFilter(query));
-    return pageBody('characters', { ...page, items: page.items.map((c) => withEffectiveTimezone(withSignedReferenceImages(c, this.urls), this.appZone)) });
+    return pageBody('characters', { ...page, items: page.items.map((c) => listRowBody(c, this.urls, this.appZone)) });
   }
 
   @Get(':id')

@@ -6,7 +6,7 @@ import { AppConfig } from '../../../config/index.js';
 import { ApiErrors } from '../../../platform/http/index.js';
 import { MediaUrls } from '../../../platform/storage/index.js';
 import { CharactersService } from '../application/characters.service.js';
-import { CharacterEnvelope, CharacterListBody, plainReferenceImages, toCharacterBody, withEffectiveTimezone, withSignedReferenceImages } from './dto/character.body.js';
+import { CharacterEnvelope, CharacterListBody, plainReferenceImages, listRowBody, toCharacterBody } from './dto/character.body.js';
 import { CreateCharacterDto, toCharacterInput } from './dto/character.dto.js';
 import { CharacterListQueryDto, toCharacterListFilter } from './dto/list-query.dto.js';
 
@@ -40,6 +40,6 @@ export class PublicCharactersController {
   async list(@CurrentCaller() caller: Caller, @Query() query: CharacterListQueryDto) {
     const page = await this.characters.list(caller.workspaceId, pageRequest(query.page, query.page_size), toCharacterListFilter(query));
     const zone = this.config.publishing.defaultTimezone;
-    return pageBody('characters', { ...page, items: page.items.map((c) => withEffectiveTimezone(withSignedReferenceImages(c, this.urls), zone)) });
+    return pageBody('characters', { ...page, items: page.items.map((c) => listRowBody(c, this.urls, zone)) });
   }
 }

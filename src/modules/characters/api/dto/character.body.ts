@@ -14,18 +14,19 @@ export function signedReferenceImages(characterId: string, kept: string[], urls:
   return kept.map((u) => urls.signKept(u, owned));
 }
 
-/** A list row's wire shape (built by the repository) with its reference images signed. */
-export function withSignedReferenceImages<T extends { id: string; reference_images: string[] }>(row: T, urls: MediaUrls): T {
-  return { ...row, reference_images: signedReferenceImages(row.id, row.reference_images, urls) };
-}
-
 /**
- * A list row with the zone the character's posts use (`timezone`) and where it comes from
- * (`timezone_source`): the same two fields `toCharacterBody` shows.
+ * A list row (the wire shape the repository built) as a client sees it: its own uploads signed, and
+ * the zone its posts use (`timezone`) with where it comes from (`timezone_source`), the same two
+ * fields `toCharacterBody` shows. One copy of the row, however many fields change.
  */
-export function withEffectiveTimezone<T extends { timezone: string | null; identity: { location: string | null } }>(row: T, appZone: string): T & { timezone_source: string } {
+export function listRowBody<T extends { id: string; reference_images: string[]; timezone: string | null; identity: { location: string | null } }>(
+  row: T,
+  urls: MediaUrls,
+  appZone: string,
+): T & { timezone_source: string } {
   const { zone, source } = effectiveTimezone(row, appZone);
-  return { ...row, timezone: zone, timezone_source: source };
+  const images = row.reference_images.length === 0 ? row.reference_images : signedReferenceImages(row.id, row.reference_images, urls);
+  return { ...row, reference_images: images, timezone: zone, timezone_source: source };
 }
 
 /** Reference image URLs a client sent back (possibly signed ones it was given), as the record keeps them. */
