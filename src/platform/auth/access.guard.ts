@@ -74,9 +74,13 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     return true;
   }
 
-  /** Passport is handed the Authorization header only, not Express's request (see `CredentialRequest`). */
+  /**
+   * Passport is handed the Authorization header only, not Express's request (see `CredentialRequest`),
+   * and whether the request was already counted (an MCP tool's loopback route call).
+   */
   override getRequest(ctx: ExecutionContext): CredentialRequest {
-    return credentialRequest(ctx.switchToHttp().getRequest<Request>().headers.authorization);
+    const req = ctx.switchToHttp().getRequest<Request>();
+    return credentialRequest(req.headers.authorization, this.rateLimit.isCountedCall(req));
   }
 
   /**

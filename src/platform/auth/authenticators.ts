@@ -36,10 +36,15 @@ export interface Authenticated {
  */
 export interface CredentialRequest {
   headers: { authorization?: string };
+  /**
+   * A loopback request this process sent for one it already counted (`CountedCalls`: an MCP tool's
+   * route): the check must not count it again.
+   */
+  counted?: boolean;
 }
 
-export function credentialRequest(authorization: string | undefined): CredentialRequest {
-  return { headers: { authorization } };
+export function credentialRequest(authorization: string | undefined, counted = false): CredentialRequest {
+  return counted ? { headers: { authorization }, counted } : { headers: { authorization } };
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;

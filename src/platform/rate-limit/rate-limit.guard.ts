@@ -5,6 +5,11 @@ import { CountedCalls } from './counted-calls.js';
 import { RateLimitHeaders } from './rate-limit-headers.js';
 import { policyOf, type RateLimitedRequest } from './throttlers.js';
 
+interface LoopbackCandidate {
+  headers: Record<string, string | string[] | undefined>;
+  socket?: { remoteAddress?: string };
+}
+
 /**
  * @nestjs/throttler's guard with the answers of contract §3: the throttler counts (through
  * `CounterThrottlerStorage`), decides and sets the headers; `RateLimitHeaders` gives them the
@@ -27,9 +32,13 @@ export class RateLimitGuard extends ThrottlerGuard {
     this.headers = new RateLimitHeaders(windows);
   }
 
+  /** Whether `req` is this process's own loopback call for a request it already counted. */
+  isCountedCall(req: LoopbackCandidate): boolean {
+    return this.counted.isCounted(req.headers, req.socket?.remoteAddress);
+  }
+
   protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {
-    const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; socket?: { remoteAddress?: string } }>();
-    return this.counted.isCounted(req.headers, req.socket?.remoteAddress) || super.shouldSkip(ctx);
+    return this.isCountedCall(ctx.switchToHttp().getRequest<LoopbackCandidate>()) || super.shouldSkip(ctx);
   }
 
   protected override setResponseHeader(res: Response, name: string, value: string | number): void {

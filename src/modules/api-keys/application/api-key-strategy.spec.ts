@@ -47,4 +47,15 @@ describe('the API key strategy', () => {
     expect(await authenticateRequest({ headers: { authorization: `bearer \t ${secret}` } })).toMatchObject({ caller: { apiKeyId: 'key_1' } });
     expect(await authenticateRequest({ headers: {}, body: { access_token: secret }, query: { access_token: secret } })).toBe(false);
   });
+
+  it('checks a request already counted (an MCP tool\'s loopback route call) afresh, without counting it again', async () => {
+    const { secret, keys } = setup();
+    await authenticateToken(API_KEY_STRATEGY, secret);
+    await authenticateToken(API_KEY_STRATEGY, secret);
+    const before = keys.lookups;
+    const found = await authenticateRequest({ headers: { authorization: `Bearer ${secret}` }, counted: true });
+    expect(found).toEqual({ caller: expect.objectContaining({ apiKeyId: 'key_1' }) });
+    expect(keys.lookups).toBe(before + 1);
+    expect((await authenticateToken(API_KEY_STRATEGY, secret))?.hits).toBe(3);
+  });
 });

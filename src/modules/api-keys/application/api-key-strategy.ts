@@ -16,9 +16,13 @@ export class ApiKeyStrategy extends PassportStrategy(CustomStrategy, API_KEY_STR
     super();
   }
 
+  /** A request already counted (an MCP tool's route call) is checked afresh and not counted again. */
   async validate(req: CredentialRequest): Promise<Authenticated | null> {
     const key = apiKeyOf(req);
-    return key === null ? null : this.keys.authenticate(key);
+    if (key === null) return null;
+    if (!req.counted) return this.keys.authenticate(key);
+    const caller = await this.keys.recheck(key);
+    return caller && { caller };
   }
 }
 
