@@ -27,7 +27,7 @@ const P95_TARGET_MS = 50;
 const LATENCY_CONNECTIONS = Number(process.env.BENCH_BROWSE_CONNECTIONS ?? 10);
 
 /** The browse requests the issue names, with realistic filters over the seeded catalogue. */
-const QUERIES = [
+export const QUERIES = [
   { label: 'GET /marketplace?q=sunset photographer', path: '/marketplace?q=sunset%20photographer' },
   { label: 'GET /marketplace?niche=fitness&min_price=100&max_price=500', path: '/marketplace?niche=fitness&min_price=100&max_price=500' },
   { label: 'GET /marketplace (default page)', path: '/marketplace' },
@@ -87,7 +87,7 @@ const TEMPLATES_SQL = `
   FROM marketplace_listings`;
 
 /** 1000 seller workspaces, 100,000 listings and their templates in bulk statements; the counter trigger fires once. */
-async function seedListings(databaseUrl: string): Promise<void> {
+export async function seedListings(databaseUrl: string): Promise<void> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
