@@ -10,6 +10,11 @@ import { API_KEY_STRATEGY, bearerTokenOf, credentialRequest, isApiKeyToken, SESS
 
 type AccessRequest = Request & RateLimitedRequest;
 
+interface RouteDeclaration {
+  rule: AccessRule | undefined;
+  minRole: WorkspaceRole | undefined;
+}
+
 /**
  * The one global guard: checks the route's surface against the credential, authenticates through
  * passport (a session token by passport-jwt, an API key by its lookup), rate-limits through
@@ -22,6 +27,8 @@ type AccessRequest = Request & RateLimitedRequest;
  */
 @Injectable()
 export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY]) {
+  private readonly declarations = new WeakMap<object, RouteDeclaration>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly rateLimit: RateLimitGuard,
@@ -32,7 +39,7 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
 
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const { rule, minRole } = this.declarationOf(ctx);
     if (!rule) throw new AppError('forbidden', 'This route is not available.');
 
     if (rule.surface === 'open') {
@@ -46,7 +53,6 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
     if (caller.mfaRequirementUnmet && !(rule.surface === 'product' && rule.mfaExempt)) {
       throw new AppError('mfa_required', 'This workspace requires two-factor sign-in: enable it under /auth/mfa/totp/setup, then try again.');
     }
-    const minRole = this.reflector.getAllAndOverride<WorkspaceRole | undefined>(MIN_ROLE_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (minRole && !roleAtLeast(caller.workspaceRole, minRole)) {
       throw new AppError('insufficient_role', `This needs the ${minRole} role in the workspace; yours is ${caller.workspaceRole}.`, { required: minRole });
     }
@@ -72,6 +78,21 @@ export class AccessGuard extends AuthGuard([SESSION_STRATEGY, API_KEY_STRATEGY])
       }
     }
     return true;
+  }
+
+  /** The route's declarations, read once per handler: they are fixed when the class is defined. */
+  private declarationOf(ctx: ExecutionContext): RouteDeclaration {
+    const handler = ctx.getHandler();
+    let found = this.declarations.get(handler);
+    if (found === undefined) {
+      const targets = [handler, ctx.getClass()];
+      found = {
+        rule: this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, targets),
+        minRole: this.reflector.getAllAndOverride<WorkspaceRole | undefined>(MIN_ROLE_KEY, targets),
+      };
+      this.declarations.set(handler, found);
+    }
+    return found;
   }
 
   /**

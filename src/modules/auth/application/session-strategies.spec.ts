@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { JwtService } from '@nestjs/jwt';
 import jwt from 'jsonwebtoken';
+import { Strategy as JwtStrategy } from 'passport-jwt';
 import { AppConfig } from '../../../config/index.js';
 import { newId } from '../../../core/index.js';
 import { authenticateToken, BOARD_STRATEGY, issueBoardToken, SESSION_RECHECK_STRATEGY, SESSION_STRATEGY } from '../../../platform/auth/index.js';
@@ -86,6 +87,33 @@ describe('the session strategy (passport-jwt, then the session check)', () => {
     expect(await authenticateToken(SESSION_STRATEGY, token)).toBeNull();
     expect(sessions.reads).toBe(0);
     expect(await counted()).toBe(0);
+  });
+
+  it('verifies a token once; later requests with it check its expiry and still run the session check', async () => {
+    const verifier = jest.spyOn(JwtStrategy, 'JwtVerifier');
+    try {
+      const token = sign({});
+      expect(await authenticateToken(SESSION_STRATEGY, token)).toMatchObject({ hits: 1 });
+      expect(await authenticateToken(SESSION_STRATEGY, token)).toMatchObject({ hits: 2, caller: { sessionId } });
+      expect(verifier).toHaveBeenCalledTimes(1);
+      // Any other text is verified on its own: a changed signature is refused.
+      const forged = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`;
+      expect(await authenticateToken(SESSION_STRATEGY, forged)).toBeNull();
+      expect(verifier).toHaveBeenCalledTimes(2);
+    } finally {
+      verifier.mockRestore();
+    }
+  });
+
+  it('refuses a token it verified before once its exp has passed', async () => {
+    const token = sign({}, { expiresIn: 60 });
+    expect(await authenticateToken(SESSION_STRATEGY, token)).not.toBeNull();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
+    try {
+      expect(await authenticateToken(SESSION_STRATEGY, token)).toBeNull();
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('still accepts a token from before the workspace claim, reading its session first', async () => {
