@@ -37,7 +37,10 @@ export class SessionJwtStrategy extends PassportStrategy(JwtStrategy, SESSION_ST
   /** Passport calls this on a per-request copy of the strategy that carries `success`, `fail` and `error`. */
   override authenticate(req: CredentialRequest, options?: object): void {
     const token = sessionTokenOf(req);
-    const claims = token === null ? undefined : this.verified.claimsOf(token);
+    // Not a session token (an API key, most often): the next strategy's to check. passport-jwt would
+    // say so with a new Error, whose stack trace costs more than the rest of this step.
+    if (token === null) return this.fail(401);
+    const claims = this.verified.claimsOf(token);
     // Passport hands over what the access guard gave it, the header only (see `CredentialRequest`).
     if (claims === undefined) return super.authenticate(req as unknown as Request, options);
     this.sessions.authenticate(claims).then(
