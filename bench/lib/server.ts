@@ -25,10 +25,10 @@ export interface BenchApi extends BenchProcess {
 /** The V8 flags of `npm run start:prod` and the Docker image; BENCH_NODE_FLAGS, read at each start, overrides them. */
 const serverNodeFlags = (): string[] => (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
 
-function launch(script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<{ proc: BenchProcess; match: RegExpMatchArray }> {
+function launch(script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, root = ROOT): Promise<{ proc: BenchProcess; match: RegExpMatchArray }> {
   // The servers run with the V8 flags of the production start command (package.json start:prod).
-  const child = spawn(process.execPath, [...serverNodeFlags(), join(ROOT, 'dist/src', script)], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...serverNodeFlags(), join(root, 'dist/src', script)], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,8 +86,11 @@ function launch(script: string, env: Record<string, string>, ready: RegExp, time
   });
 }
 
-/** Starts the API (dist/src/main.js) on a free loopback port; the caller's env wins over the defaults. */
-export async function startApi(env: Record<string, string>): Promise<BenchApi> {
+/**
+ * Starts the API (dist/src/main.js) on a free loopback port; the caller's env wins over the defaults.
+ * `root` is the checkout whose build runs: this one, or another for a side-by-side comparison.
+ */
+export async function startApi(env: Record<string, string>, root = ROOT): Promise<BenchApi> {
   const free = await freePort();
   const { proc, match } = await launch(
     'main.js',
@@ -95,6 +98,7 @@ export async function startApi(env: Record<string, string>): Promise<BenchApi> {
     { NODE_ENV: 'production', LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${free}`, ...env, PORT: String(free), HOST: '127.0.0.1' },
     /"msg":"api listening","port":(\d+)/,
     60_000,
+    root,
   );
   const port = Number(match[1]);
   const baseUrl = `http://127.0.0.1:${port}/api/v1`;

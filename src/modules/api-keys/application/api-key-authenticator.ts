@@ -40,11 +40,9 @@ export class DatabaseApiKeyAuthenticator {
     const hash = hashApiKey(key);
     const workspaceId = this.remembered.workspaceOf(hash);
     if (workspaceId === undefined) {
-      const holder = await this.read(hash, nowMs);
-      if (!holder) return null;
-      const caller = callerOf(holder);
-      this.remembered.remember(hash, { ...caller }, holder.workspaceId, null, validUntil(holder), nowMs);
-      return { caller, hits: (await this.limiter.hitWorkspace(holder.workspaceId)).count };
+      // Not remembered: its workspace is known only from the row, so it is remembered unconfirmed.
+      const caller = await this.readAndRemember(hash, nowMs, null);
+      return caller && { caller, hits: (await this.limiter.hitWorkspace(caller.workspaceId)).count };
     }
     const { count: hits, stamp } = await this.limiter.hitWorkspace(workspaceId);
     const known = this.remembered.recall(hash, stamp, nowMs);
@@ -52,14 +50,24 @@ export class DatabaseApiKeyAuthenticator {
       this.recordUse(known.apiKeyId!, workspaceId, null, new Date(nowMs));
       return { caller: { ...known }, hits };
     }
+    const caller = await this.readAndRemember(hash, nowMs, { workspaceId, stamp });
+    return caller && { caller, hits };
+  }
+
+  /**
+   * The key read and remembered: under the stamp this request read for the workspace it was
+   * remembered in (`under`), or unconfirmed (null). A key that is gone, or now names another
+   * workspace, is forgotten.
+   */
+  private async readAndRemember(hash: string, nowMs: number, under: { workspaceId: string; stamp: string | null } | null): Promise<Caller | null> {
     const holder = await this.read(hash, nowMs);
-    if (!holder || holder.workspaceId !== workspaceId) {
+    if (!holder || (under !== null && holder.workspaceId !== under.workspaceId)) {
       this.remembered.forget(hash);
       return null;
     }
     const caller = callerOf(holder);
-    this.remembered.remember(hash, { ...caller }, workspaceId, stamp, validUntil(holder), nowMs);
-    return { caller, hits };
+    this.remembered.remember(hash, { ...caller }, holder.workspaceId, under?.stamp ?? null, validUntil(holder), nowMs);
+    return caller;
   }
 
   /** The key's caller read afresh, counting no request: for a socket held open with it. */

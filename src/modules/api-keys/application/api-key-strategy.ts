@@ -19,10 +19,8 @@ export class ApiKeyStrategy extends PassportStrategy(CustomStrategy, API_KEY_STR
   /** A request already counted (an MCP tool's route call) is checked afresh and not counted again. */
   async validate(req: CredentialRequest): Promise<Authenticated | null> {
     const key = apiKeyOf(req);
-    if (key === null) return null;
-    if (!req.counted) return this.keys.authenticate(key);
-    const caller = await this.keys.recheck(key);
-    return caller && { caller };
+    if (key !== null && !req.counted) return this.keys.authenticate(key);
+    return rechecked(this.keys, key);
   }
 }
 
@@ -34,8 +32,12 @@ export class ApiKeyRecheckStrategy extends PassportStrategy(CustomStrategy, API_
   }
 
   async validate(req: CredentialRequest): Promise<Authenticated | null> {
-    const key = apiKeyOf(req);
-    const caller = key === null ? null : await this.keys.recheck(key);
-    return caller && { caller };
+    return rechecked(this.keys, apiKeyOf(req));
   }
+}
+
+/** The key's caller read afresh, nothing counted; null for no key or one no longer valid. */
+async function rechecked(keys: DatabaseApiKeyAuthenticator, key: string | null): Promise<Authenticated | null> {
+  const caller = key === null ? null : await keys.recheck(key);
+  return caller && { caller };
 }
