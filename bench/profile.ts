@@ -4,6 +4,8 @@
  * characters:read), loads `GET <path>` at 50 connections for `seconds` (default 10), stops the API
  * and prints the functions with the most self time, grouped by package. The .cpuprofile file is
  * kept for a flame graph (Chrome DevTools, speedscope). `/public/...` paths use the API key.
+ * `npm run bench:profile -- POST /characters [seconds]` profiles character creation instead, spread
+ * over enough agency workspaces that none reaches its character limit.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +13,8 @@ import { join } from 'node:path';
 import { adminToken, register, setPlan } from './lib/accounts.js';
 import { createBacking } from './lib/backing.js';
 import { runCleanups } from './lib/cleanup.js';
-import { ApiClient } from './lib/http.js';
-import { measure } from './lib/load.js';
+import { ApiClient, mapLimit } from './lib/http.js';
+import { measure, type LoadSpec } from './lib/load.js';
 import { startApi } from './lib/server.js';
 import { loadSettings } from './lib/settings.js';
 
@@ -71,8 +73,33 @@ function packageOf(url: string, functionName: string): string {
   return url;
 }
 
+/** Creates spread over agency workspaces enough for `seconds` at up to 600 a second, each kept under its limit. */
+async function createSpec(api: ApiClient, baseUrl: string, seconds: number): Promise<LoadSpec> {
+  const admin = await adminToken(api);
+  const perWorkspace = 95;
+  const count = Math.ceil((600 * seconds) / perWorkspace);
+  const writers = await mapLimit(Array.from({ length: count }, (_, i) => i), 2, async (i) =>
+    setPlan(api, admin, await register(api, `profile-writer-${i}-${Date.now()}@bench.test`), 'agency'),
+  );
+  let n = 0;
+  return {
+    label: 'POST /characters',
+    url: `${baseUrl}/characters`,
+    method: 'POST',
+    maxRequests: count * perWorkspace,
+    setupRequest: (req) => {
+      const writer = writers[n % writers.length];
+      n++;
+      return { ...req, method: 'POST', headers: { authorization: `Bearer ${writer.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Profiled create ${n}`, niche: 'fitness' }) };
+    },
+  };
+}
+
 async function main(): Promise<void> {
-  const [path = '/auth/me', secondsArg = '10'] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const creating = args[0] === 'POST';
+  const [path = '/auth/me', secondsArg = '10'] = creating ? args.slice(1) : args;
+  if (creating && path !== '/characters') throw new Error('POST profiles /characters only');
   const settings = loadSettings();
   const dir = mkdtempSync(join(tmpdir(), 'persona-profile-'));
   process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256'} --cpu-prof --cpu-prof-dir=${dir}`;
@@ -86,15 +113,16 @@ async function main(): Promise<void> {
     for (let i = 1; i <= 20; i++) await api.post('/characters', { name: `Profiled ${i}`, niche: 'fitness' }, { token: owner.token, expect: 201 });
     const key = await api.post<{ key: string }>('/api-keys', { name: 'profile', scopes: ['characters:read'] }, { token: owner.token, expect: 201 });
     const token = path.startsWith('/public/') ? key.body.key : owner.token;
+    const seconds = Number(secondsArg);
+    const spec = creating
+      ? await createSpec(api, server.baseUrl, seconds + settings.warmupSeconds)
+      : { label: `GET ${path}`, url: `${server.baseUrl}${path}`, headers: path === '/health' ? {} : { authorization: `Bearer ${token}` } };
     // Start-up and seeding are left out: only the samples taken while the route was measured count.
     measured.from = monotonicUs();
-    const m = await measure(
-      { label: `GET ${path}`, url: `${server.baseUrl}${path}`, headers: path === '/health' ? {} : { authorization: `Bearer ${token}` } },
-      { connections: settings.connections, durationSeconds: Number(secondsArg), warmupSeconds: settings.warmupSeconds },
-    );
+    const m = await measure(spec, { connections: settings.connections, durationSeconds: seconds, warmupSeconds: settings.warmupSeconds });
     measured.to = monotonicUs();
     measured.requests = m.requests;
-    console.log(`GET ${path}: ${m.rps.toFixed(0)} req/s at ${settings.connections} connections, p50 ${m.p50} ms, p99 ${m.p99} ms (under the profiler, which costs some)`);
+    console.log(`${spec.label}: ${m.rps.toFixed(0)} req/s at ${settings.connections} connections, p50 ${m.p50} ms, p99 ${m.p99} ms (under the profiler, which costs some)`);
     await server.stop();
   } finally {
     await backing.release();

@@ -1,6 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
 import { assertNoControlCharacters } from './input-guard.js';
+import { rememberValidationRules } from './validation-rules.js';
 
 export interface FieldProblem {
   field: string;
@@ -56,6 +57,7 @@ class StrictValidationPipe extends ValidationPipe {
 }
 
 export function strictValidationPipe(): ValidationPipe {
+  rememberValidationRules();
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
