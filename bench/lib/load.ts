@@ -107,20 +107,56 @@ export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<Measur
  * Warms each route up once, then measures them taking turns for `rounds` rounds of an equal share of
  * the duration. Per route: requests/s over all its rounds, the median round's p50, and the worst
  * round's p99 (percentiles of separate runs cannot be merged; the worst is the one a target must meet).
+ * A route with a request budget spends it across its turns (see `Budget`).
  */
 export async function measureInTurns(specs: LoadSpec[], opts: LoadOptions, rounds: number, cost?: CpuCost): Promise<Measurement[]> {
-  if (specs.some((s) => s.maxRequests !== undefined)) throw new Error('routes with a request budget are measured alone');
-  if (opts.warmupSeconds > 0) for (const spec of specs) await runOnce(spec, opts, opts.warmupSeconds);
+  const budgets = specs.map((s) => new Budget(s, opts, opts.warmupSeconds + opts.durationSeconds));
+  if (opts.warmupSeconds > 0) {
+    for (const [i, spec] of specs.entries()) budgets[i].spend(await runOnce(spec, opts, opts.warmupSeconds, budgets[i].share(opts.warmupSeconds)), opts.warmupSeconds);
+  }
   const slices = specs.map(() => [] as Measurement[]);
   const seconds = opts.durationSeconds / rounds;
   for (let round = 0; round < rounds; round++) {
     for (const [i, spec] of specs.entries()) {
       const end = cost?.window();
-      const m = toMeasurement(spec, opts, await runOnce(spec, opts, seconds));
-      slices[i].push({ ...m, cpuMs: end?.() });
+      const result = await runOnce(spec, opts, seconds, budgets[i].share(seconds));
+      budgets[i].spend(result, seconds);
+      slices[i].push({ ...toMeasurement(spec, opts, result), cpuMs: end?.() });
     }
   }
   return slices.map((parts) => combine(parts));
+}
+
+/**
+ * A route's request budget (`maxRequests`) spread over its turns in proportion to their time, so a
+ * write that uses something up can take turns with reads: each turn may send its share of what is
+ * left, and ends at its time or its share, whichever comes first.
+ */
+class Budget {
+  private left: number | undefined;
+
+  constructor(
+    private readonly spec: LoadSpec,
+    private readonly opts: LoadOptions,
+    private secondsLeft: number,
+  ) {
+    this.left = spec.maxRequests;
+    if (this.left !== undefined && this.left < opts.connections * 2) {
+      throw new Error(`${spec.label}: a budget of ${this.left} requests is too small for ${opts.connections} connections`);
+    }
+  }
+
+  /** The most this turn may send; undefined when the route has no budget. */
+  share(seconds: number): number | undefined {
+    if (this.left === undefined) return undefined;
+    if (this.left < this.opts.connections) throw new Error(`${this.spec.label}: the request budget is used up`);
+    return Math.max(this.opts.connections, Math.floor((this.left * seconds) / this.secondsLeft));
+  }
+
+  spend(result: autocannon.Result, seconds: number): void {
+    this.secondsLeft -= seconds;
+    if (this.left !== undefined) this.left -= result.requests.sent;
+  }
 }
 
 function combine(parts: Measurement[]): Measurement {

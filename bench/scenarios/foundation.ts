@@ -5,7 +5,7 @@ import { register, setPlan, adminToken, type Account } from '../lib/accounts.js'
 import { createBacking } from '../lib/backing.js';
 import { revocationTimings } from './foundation-revocation.js';
 import { ApiClient, mapLimit } from '../lib/http.js';
-import { isClean, measure, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
+import { isClean, measureInTurns, type LoadOptions, type LoadSpec, type Measurement } from '../lib/load.js';
 import { httpSender, openLoop, openLoopRow, tallyAnswers, type OpenLoopRequest, type Sent } from '../lib/open-loop.js';
 import { CpuCost } from '../lib/cpu.js';
 import { RssMonitor } from '../lib/memory.js';
@@ -24,6 +24,10 @@ import type { BenchSettings } from '../lib/settings.js';
 const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000' };
 const SEED_CHARACTERS = 20;
 const MAX_WRITER_WORKSPACES = Number(process.env.BENCH_MAX_WRITERS ?? 150);
+/** `/health/ready` measured again in turns with the creates, which its ratio is taken to. */
+const READY_BESIDE_WRITES = 'GET /health/ready (in turns with POST /characters)';
+/** Each run's `READY_BESIDE_WRITES` reading, by its readings. */
+const besideWrites = new WeakMap<RouteReading[], Measurement>();
 
 interface Seed {
   admin: string;
@@ -168,10 +172,13 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   // Writes: each phase on workspaces of its own, so every measured create is a real, successful one.
   const listRps = capacities.find((m) => m.label === 'GET /characters')?.rps ?? 500;
   const closedWriters = await writersFor(api, s, stamp, listRps * seconds, 'capacity');
-  console.log(`  POST /characters: ${opts.warmupSeconds} s warm-up, ${opts.durationSeconds} s at ${opts.connections} connections`);
+  // In turns with /health/ready, read again: its ratio compares the same stretch of machine time.
+  const readyRead = reads.find((r) => r.label === 'GET /health/ready')!;
+  console.log(`  POST /characters in turns with GET /health/ready: ${opts.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s each`);
   let endWindow = rss.window();
-  const createCapacity = await measure(createCharacterSpec(server.baseUrl, closedWriters), opts);
+  const [readyBeside, createCapacity] = await measureInTurns([{ ...readyRead, label: READY_BESIDE_WRITES }, createCharacterSpec(server.baseUrl, closedWriters)], opts, settings.rounds);
   createCapacity.rssPeakMb = endWindow();
+  readyBeside.rssPeakMb = createCapacity.rssPeakMb;
   checked('POST /characters');
   const openWriters = await writersFor(api, s, stamp, (createCapacity.rps / 2) * seconds, 'open-loop');
   endWindow = rss.window();
@@ -179,6 +186,7 @@ async function measureAll(server: BenchApi, rss: RssMonitor, settings: BenchSett
   createAtHalf.rssPeakMb = endWindow();
   checked(createAtHalf.label);
   readings.push({ capacity: createCapacity, atHalf: createAtHalf });
+  besideWrites.set(readings, readyBeside);
   return readings;
 }
 
@@ -323,7 +331,7 @@ export const foundation: Scenario = {
         ratioTarget(capacityOf('GET /auth/me'), ready, 0.75, 'GET /auth/me >= 75% of /health/ready req/s'),
         ratioTarget(capacityOf('GET /characters'), ready, 0.6, 'GET /characters >= 60% of /health/ready req/s'),
         ratioTarget(capacityOf('GET /public/characters'), ready, 0.55, 'GET /public/characters >= 55% of /health/ready req/s'),
-        ratioTarget(capacityOf('POST /characters'), ready, 0.35, 'POST /characters >= 35% of /health/ready req/s'),
+        ratioTarget(capacityOf('POST /characters'), besideWrites.get(readings), 0.35, 'POST /characters >= 35% of /health/ready req/s (in turns)'),
         // The sound form of the two list targets (docs/benchmarks.md, "The signed-in request floor"):
         // a page of 20 rows costs about 26 µs of API CPU a row, more than the ratios leave room for,
         // so the floor each list route pays is judged on its page of one.
@@ -335,8 +343,11 @@ export const foundation: Scenario = {
         revocation.target,
       ];
       console.log(`  API RSS: peak ${peak.sampled.toFixed(0)} MB sampled every 250 ms from start-up to stop; kernel high-water mark ${peak.highWater.toFixed(0)} MB`);
-      const measurements = readings.flatMap((r) => [r.capacity, r.atHalf]);
-      return { measurements, targets, summary: `${readingTable(readings, settings.connections)}\n\n${costTable(readings)}\n\n${roleCheck.text}\n\n${revocation.text}` };
+      const beside = besideWrites.get(readings);
+      const measurements = [...readings.flatMap((r) => [r.capacity, r.atHalf]), ...(beside ? [beside] : [])];
+      const create = capacityOf('POST /characters');
+      const writes = beside && create ? `  POST /characters ${create.rps.toFixed(0)} req/s in turns with GET /health/ready ${beside.rps.toFixed(0)} req/s: ${((100 * create.rps) / beside.rps).toFixed(0)}%` : '';
+      return { measurements, targets, summary: `${readingTable(readings, settings.connections)}\n${writes}\n\n${costTable(readings)}\n\n${roleCheck.text}\n\n${revocation.text}` };
     } finally {
       await backing.release();
     }
