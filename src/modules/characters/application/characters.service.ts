@@ -28,10 +28,7 @@ export class CharactersService {
   ) {}
 
   create(workspaceId: string, input: CharacterInput & { name: string; niche: string }): Promise<Character> {
-    return inTransaction(this.ds, async (tx) => {
-      await this.quota.reserve(tx, workspaceId);
-      return this.characters.insert(tx, newCharacter(newId('char'), workspaceId, input, new Date()));
-    });
+    return inTransaction(this.ds, (tx) => this.quota.add(tx, newCharacter(newId('char'), workspaceId, input, new Date())));
   }
 
   /** Newest first, already in the wire shape (the list routes' hot path). */

@@ -19,6 +19,22 @@ export const INSERT_CHARACTER = `INSERT INTO characters (id, workspace_id, name,
   timezone, face_embedding, face_embedding_updated_at, created_at, updated_at)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20::real[], $21, $22, $23)`;
 
+/** The same row, added only while the workspace ($2) has fewer characters than $24 (`hasRoomForCharacter`). */
+export const INSERT_CHARACTER_WITHIN = `${INSERT_CHARACTER.slice(0, INSERT_CHARACTER.indexOf('VALUES'))}
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb, $11::boolean, $12::boolean,
+    $13::text, $14::text, $15::int, $16::int, $17::timestamptz, $18::boolean, $19::text, $20::real[], $21::timestamptz, $22::timestamptz, $23::timestamptz
+  WHERE (SELECT count(*) FROM characters WHERE workspace_id = $2::text) < $24::int
+  RETURNING id`;
+
+function insertValues(c: Character, faceEmbedding: number[] | null): unknown[] {
+  return [
+    c.id, c.workspaceId, c.name, c.niche,
+    JSON.stringify(c.appearance), JSON.stringify(c.identity), JSON.stringify(c.personality), JSON.stringify(c.style), JSON.stringify(c.settings), JSON.stringify(c.referenceImages),
+    c.talkingHeadEnabled, c.autopilot, c.faceConsistencyTier, c.loraTrainingStatus, c.contentCount, c.followerCount, c.lastPostDate, c.isDefault,
+    c.timezone, faceEmbedding, c.faceEmbeddingUpdatedAt, c.createdAt, c.updatedAt,
+  ];
+}
+
 /** A page of wire-ready rows, newest first, each with the total (a window count). */
 const LIST_PAGE = `SELECT ${CHARACTER_JSON_COLUMNS}, count(*) OVER () AS total FROM characters
   WHERE workspace_id = $1 ORDER BY ${ORDER} LIMIT $2 OFFSET $3`;
@@ -133,13 +149,18 @@ export class CharacterRepository {
   }
 
   async insert(m: Tx, c: Character, faceEmbedding: number[] | null = null): Promise<Character> {
-    await m.query(INSERT_CHARACTER, [
-      c.id, c.workspaceId, c.name, c.niche,
-      JSON.stringify(c.appearance), JSON.stringify(c.identity), JSON.stringify(c.personality), JSON.stringify(c.style), JSON.stringify(c.settings), JSON.stringify(c.referenceImages),
-      c.talkingHeadEnabled, c.autopilot, c.faceConsistencyTier, c.loraTrainingStatus, c.contentCount, c.followerCount, c.lastPostDate, c.isDefault,
-      c.timezone, faceEmbedding, c.faceEmbeddingUpdatedAt, c.createdAt, c.updatedAt,
-    ]);
+    await m.query(INSERT_CHARACTER, insertValues(c, faceEmbedding));
     return c;
+  }
+
+  /**
+   * Inserts the character only while its workspace has fewer than `limit`, counted in the same
+   * statement; false when it had no room. The caller holds the workspace row's lock (taken by an
+   * earlier statement, so this one's snapshot sees every creator that held the lock before).
+   */
+  async insertWithin(m: Tx, c: Character, limit: number): Promise<boolean> {
+    const rows: unknown[] = await m.query(INSERT_CHARACTER_WITHIN, [...insertValues(c, null), limit]);
+    return rows.length === 1;
   }
 
   /** Plain SQL: paid orders check their character with it, and the entity query builder cost more than the query. */
