@@ -177,10 +177,10 @@ export class AuthService {
 
   /**
    * The caller's user, workspace, role and workspaces as they are now (the balance moves with every
-   * order), in one statement that also finds the session still live.
+   * order), in one statement; the session check already found the session live for this request.
    */
   async me(caller: Caller): Promise<Me> {
-    const me = caller.sessionId === undefined ? null : await this.sessions.findMe(caller.sessionId, caller.userId);
+    const me = caller.sessionId === undefined ? null : await this.sessions.findMe(caller.userId, caller.workspaceId);
     if (!me) throw new AppError('unauthorized', 'The token is invalid, expired or revoked.');
     return me;
   }

@@ -109,37 +109,32 @@ export class SessionsRepository {
   }
 
   /**
-   * GET /auth/me in one statement: the session's user and workspace, the caller's role there, and
-   * every workspace the user belongs to (the oldest membership first), while the session is live.
-   * One row per membership.
+   * GET /auth/me in one statement: the user, every workspace they belong to (the oldest membership
+   * first) with their role there, and among them the session's workspace. One row per membership;
+   * null when the user is gone or no longer a member of the session's workspace. Whether the
+   * session still stands is the session check's, made for this request as for every other.
    */
-  async findMe(sessionId: string, userId: string): Promise<SessionAccount | null> {
-    const rows = await this.hot.rows<AccountRow & { member_role: WorkspaceRole } & MembershipRow>(
+  async findMe(userId: string, workspaceId: string): Promise<SessionAccount | null> {
+    const rows = await this.hot.rows<UserRow & MembershipRow>(
       'auth_me',
-      `SELECT ${ACCOUNT_COLUMNS}, m.role AS member_role,
+      `SELECT ${USER_COLUMNS},
               o.id AS o_id, o.name AS o_name, o.plan AS o_plan, o.credits_balance AS o_credits_balance, o.created_at AS o_created_at,
               om.role AS o_role, om.created_at AS o_joined_at
-       FROM sessions s
-       JOIN users u ON u.id = s.user_id
-       JOIN memberships m ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id
-       JOIN workspaces w ON w.id = s.workspace_id
-       JOIN memberships om ON om.user_id = s.user_id
+       FROM users u
+       JOIN memberships om ON om.user_id = u.id
        JOIN workspaces o ON o.id = om.workspace_id
-       WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'
+       WHERE u.id = $1 AND u.status = 'active'
        ORDER BY om.created_at, o.id`,
-      [sessionId, userId],
+      [userId],
     );
-    const first = rows[0];
-    if (!first) return null;
-    return {
-      account: toAccount(first),
-      role: first.member_role,
-      memberships: rows.map((r) => ({
-        workspace: toWorkspace({ id: r.o_id, name: r.o_name, plan: r.o_plan, credits_balance: r.o_credits_balance, created_at: r.o_created_at }),
-        role: r.o_role,
-        joinedAt: r.o_joined_at,
-      })),
-    };
+    const memberships = rows.map((r) => ({
+      workspace: toWorkspace({ id: r.o_id, name: r.o_name, plan: r.o_plan, credits_balance: r.o_credits_balance, created_at: r.o_created_at }),
+      role: r.o_role,
+      joinedAt: r.o_joined_at,
+    }));
+    const current = memberships.find((m) => m.workspace.id === workspaceId);
+    if (!current) return null;
+    return { account: { user: toUser(rows[0]), workspace: current.workspace }, role: current.role, memberships };
   }
 
   async findRefreshToken(tokenHash: string): Promise<StoredRefreshToken | null> {
