@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adminToken, register, setPlan } from './lib/accounts.js';
 import { createBacking, type Backing } from './lib/backing.js';
-import { runCleanups } from './lib/cleanup.js';
+import { runCommand } from './lib/cleanup.js';
 import { CpuCost } from './lib/cpu.js';
 import { ApiClient } from './lib/http.js';
 import { measureInTurns, type LoadSpec, type Measurement } from './lib/load.js';
@@ -87,13 +87,4 @@ async function main(): Promise<void> {
   for (const b of builds) await b.backing.release();
 }
 
-main().then(
-  async () => {
-    await runCleanups();
-  },
-  async (err: unknown) => {
-    console.error(`compare failed: ${err instanceof Error ? err.message : String(err)}`);
-    await runCleanups();
-    process.exit(2);
-  },
-);
+runCommand('compare', main);

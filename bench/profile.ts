@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, register, setPlan } from './lib/accounts.js';
 import { createBacking } from './lib/backing.js';
-import { runCleanups } from './lib/cleanup.js';
+import { runCommand } from './lib/cleanup.js';
 import { ApiClient, mapLimit } from './lib/http.js';
 import { measure, type LoadSpec } from './lib/load.js';
 import { startApi } from './lib/server.js';
@@ -133,13 +133,4 @@ async function main(): Promise<void> {
   console.log(summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, measured.from, measured.to, measured.requests, 30));
 }
 
-main().then(
-  async () => {
-    await runCleanups();
-  },
-  async (err: unknown) => {
-    console.error(`profile failed: ${err instanceof Error ? err.message : String(err)}`);
-    await runCleanups();
-    process.exit(2);
-  },
-);
+runCommand('profile', main);

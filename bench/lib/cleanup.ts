@@ -28,3 +28,17 @@ async function runStep(step: Step): Promise<void> {
 export async function runCleanups(): Promise<void> {
   while (steps.length > 0) await runStep(steps.pop()!);
 }
+
+/** Runs a bench command's `main`, then every cleanup; on failure says so under `name` and exits 2. */
+export function runCommand(name: string, main: () => Promise<void>): void {
+  main().then(
+    async () => {
+      await runCleanups();
+    },
+    async (err: unknown) => {
+      console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      await runCleanups();
+      process.exit(2);
+    },
+  );
+}
