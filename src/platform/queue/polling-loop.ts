@@ -15,8 +15,9 @@ export interface PollingLoopOptions {
  * A loop that claims work from a table: it runs a pass, looks again at once while passes answer
  * "more", and otherwise idles for `pollMs` or until `wake()`. A wake that arrives while a pass runs
  * is kept, so the next idle ends at once (work recorded during a claim is not left for a whole
- * poll). A failing pass does not end the loop: an outage is one line from the outage log, anything
- * else warns once per failing streak. `stop()` ends it after the running pass.
+ * poll). A failing pass does not end the loop: an outage is one line from the outage log (an error
+ * that does not look like one is checked with the probes first), anything else warns once per
+ * failing streak. `stop()` ends it after the running pass.
  */
 export class PollingLoop {
   private stopped = false;
@@ -56,7 +57,9 @@ export class PollingLoop {
         this.failing = false;
       } catch (err) {
         if (isOutageError(err)) outages.report(err);
-        else if (!this.failing) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
+        // A driver's failure that does not name an outage may still be one (a client closed as the
+        // database went away): the probes decide, and the outage log says it once.
+        else if (!this.failing && !(await outages.confirm(err))) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
         this.failing = true;
       }
       if (!again && !this.stopped) await this.idle();
