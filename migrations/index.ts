@@ -28,6 +28,7 @@ import { DataRights1733460000000 } from './1733460000000-data-rights.js';
 import { Billing1733470000000 } from './1733470000000-billing.js';
 import { Webhooks1733490000000 } from './1733490000000-webhooks.js';
 import { WebhookClaims1733500000000 } from './1733500000000-webhook-claims.js';
+import { ConnectionAccounts1733505000000 } from './1733505000000-connection-accounts.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   Billing1733470000000,
   Webhooks1733490000000,
   WebhookClaims1733500000000,
+  ConnectionAccounts1733505000000,
 ];

@@ -5,3 +5,14 @@ export { PostingHistories, PostingHistorySource } from './application/posting-hi
 export { HISTORY_MIN_POSTS, type HourScore, type PostingHistory } from './domain/slots.js';
 export { PublishingFacade } from './application/publishing.facade.js';
 export type { AccountMetrics, ConnectionRef, PostMetrics, PublishedPost, RemotePostMetrics } from './application/ports/account-metrics.js';
+export type { ReplyToSend } from './application/publishing.facade.js';
+export {
+  PublishFailure,
+  PUBLISH_ERROR_CODES,
+  type CommentsQuery,
+  type FailurePoint,
+  type InboundComment,
+  type PublishErrorCode,
+  type ReplyRequest,
+  type ReplyResult,
+} from './application/ports/platform-client.js';

@@ -57,6 +57,19 @@ export class ConnectionsRepository {
     return rows.map((r) => ({ workspaceId: r.workspace_id, platform: r.platform, accountId: r.account_id }));
   }
 
+  /**
+   * The workspaces whose connection to `platform` is the platform account `accountId` (several
+   * may connect the same account), for a webhook that names only the account. A connection that
+   * needs to be made again still counts: what arrives is kept, replies wait for the new tokens.
+   */
+  async byAccount(tx: Tx, platform: Platform, accountId: string): Promise<Array<{ workspaceId: string; platform: Platform; accountId: string }>> {
+    const rows: Array<{ workspace_id: string }> = await tx.query(
+      `SELECT workspace_id FROM platform_connections WHERE platform = $1 AND account_id = $2 AND status <> 'disconnected' ORDER BY workspace_id`,
+      [platform, accountId],
+    );
+    return rows.map((r) => ({ workspaceId: r.workspace_id, platform, accountId }));
+  }
+
   /** Creates or replaces the workspace's connection to the platform with fresh tokens. */
   async upsertConnected(tx: Tx, c: { id: string; workspaceId: string; platform: Platform; mode: ConnectionMode; accountId: string; accountName: string } & TokenGrant): Promise<Connection> {
     const rows: ConnectionRow[] = await tx.query(

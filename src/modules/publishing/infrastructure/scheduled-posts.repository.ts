@@ -252,6 +252,15 @@ export class ScheduledPostsRepository {
     return rows.map(toPost);
   }
 
+  /** The character whose post on `platform` the platform knows as `remotePostId`, or null (one post per remote id: scheduled_posts_remote). */
+  async characterOfRemotePost(tx: Tx, workspaceId: string, platform: Platform, remotePostId: string): Promise<string | null> {
+    const rows: Array<{ character_id: string }> = await tx.query(
+      `SELECT character_id FROM scheduled_posts WHERE platform_key = $2 AND remote_post_id = $3 AND workspace_id = $1 LIMIT 1`,
+      [workspaceId, platform, remotePostId],
+    );
+    return rows[0]?.character_id ?? null;
+  }
+
   /** The calendar's posts within [startsAt, endsBefore): a published one by when it was published, the others by their schedule. */
   async between(tx: Tx, workspaceId: string, range: { startsAt: Date; endsBefore: Date; characterId?: string }): Promise<ScheduledPost[]> {
     const rows: PostRow[] = await tx.query(

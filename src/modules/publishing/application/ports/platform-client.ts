@@ -137,6 +137,48 @@ export interface MetricsReading {
   posts: RemotePostMetrics[];
 }
 
+/** A reply the character sends: under a comment, or in a direct-message thread. */
+export interface ReplyRequest {
+  accessToken: string;
+  account: PlatformAccount;
+  channel: 'comment' | 'dm';
+  /**
+   * comment: the platform id of the comment answered (Instagram comment id, X tweet id, YouTube
+   * top-level comment id). dm: the platform id of the person written to (Instagram-scoped user
+   * id, X user id).
+   */
+  target: string;
+  text: string;
+  /** Our reply id (e.g. msg_...): sent where a platform takes an idempotency hint. */
+  replyId: string;
+}
+
+export interface ReplyResult {
+  remoteMessageId: string;
+}
+
+/** A comment read by polling (YouTube commentThreads; X mentions where a plan has no webhooks). */
+export interface InboundComment {
+  /** The platform's comment id. */
+  remoteMessageId: string;
+  /** The platform's id of the author (YouTube authorChannelId.value, X author_id). */
+  authorId: string;
+  authorName: string;
+  text: string;
+  createdAt: Date;
+  /** The video / tweet commented on. */
+  remotePostId: string | null;
+}
+
+export interface CommentsQuery {
+  accessToken: string;
+  account: PlatformAccount;
+  /** Comments made after this instant; null: the latest page only. */
+  since: Date | null;
+  /** As for metric reads: awaited before every platform call, throws rate_limited when the reserve is spent. */
+  beforeCall?: () => Promise<void>;
+}
+
 export interface Board {
   id: string;
   name: string;
@@ -176,6 +218,14 @@ export interface PlatformClient {
    * `publish` (token_expired, rate_limited with retryAfterMs, network_error, unknown_error).
    */
   readMetrics(query: MetricsQuery): Promise<MetricsReading>;
+  /**
+   * Sends a reply (comment or direct message), the irreversible call: failures are classified as
+   * for `publish`, `point: 'unknown'` when the reply was sent and its outcome is not known.
+   * Absent on platforms the engagement context does not answer on.
+   */
+  sendReply?(request: ReplyRequest): Promise<ReplyResult>;
+  /** Comments on the account's posts made since `query.since`, newest first, for platforms read by polling. */
+  readComments?(query: CommentsQuery): Promise<InboundComment[]>;
 }
 
 /** One live adapter's settings: the platform's credentials and addresses, and our time budgets. */
