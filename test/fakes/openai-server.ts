@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /**
- * What the fake does from now on. `ok`: replies built from the request, valid for it.
+ * What the fake does from now on. `ok`: replies built from the request, valid for it; with
+ * `quoted`, plain-text replies come wrapped in quotes and blank lines, as chat models often answer.
  * `http_error`: the next `times` requests are answered `status`. `malformed`: the next `times`
- * replies are not JSON (`not_json`) or JSON of the wrong shape (`wrong_shape`). `hang`: no answer.
+ * replies are not JSON (`not_json`) or JSON of the wrong shape (`wrong_shape`); a plain-text
+ * request gets an empty reply (a pair of quotes) either way. `hang`: no answer.
  */
 export type OpenAiFakeMode =
-  | { kind: 'ok' }
+  | { kind: 'ok'; quoted?: boolean }
   | { kind: 'http_error'; status: number; times: number; retryAfter?: number }
   | { kind: 'malformed'; times: number; how?: 'not_json' | 'wrong_shape' }
   | { kind: 'hang' };
@@ -16,7 +18,7 @@ export interface ChatRequestSeen {
   authorization?: string;
   /** The parsed request body: model, messages, response_format, temperature. */
   body: any;
-  /** The user message's JSON, as the adapter sent it. */
+  /** The user message's JSON, as the adapter sent it, in JSON mode; null for a plain-text request (a reply: read body.messages). */
   task: any;
 }
 
@@ -78,6 +80,40 @@ function completion(model: unknown, content: string, id: number) {
   };
 }
 
+/**
+ * A plain-text request (no JSON mode) is a reply to a conversation: the answer thanks the last
+ * user message's author, when its "name: " prefix gives one, and quotes the message, so a spec
+ * sees which message was answered (and a long message makes a long reply).
+ */
+function textReplyFor(body: any): string {
+  const last = [...body.messages].reverse().find((m: any) => m.role === 'user');
+  const said = String(last?.content ?? '');
+  const named = /^([^:\n]{1,40}): ([\s\S]*)$/u.exec(said);
+  return named ? `Thanks, ${named[1]}! You said: ${named[2]}` : `Thanks for writing! You said: ${said}`;
+}
+
+function jsonMode(body: any): boolean {
+  return body.response_format?.type === 'json_object';
+}
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
+
+/** What OpenAI answers 400 to in `messages`, or undefined when they are acceptable. */
+function messagesProblem(body: any): { message: string; param: string } | undefined {
+  for (const [i, m] of (body.messages as any[]).entries()) {
+    if (!ROLES.includes(m?.role)) {
+      return { message: `Invalid value: '${String(m?.role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, param: `messages[${i}].role` };
+    }
+    if (typeof m.content !== 'string' && !Array.isArray(m.content) && !(m.role === 'assistant' && m.content == null)) {
+      return { message: `Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, param: `messages[${i}].content` };
+    }
+  }
+  if (jsonMode(body) && !(body.messages as any[]).some((m) => /json/i.test(typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))) {
+    return { message: "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", param: 'messages' };
+  }
+  return undefined;
+}
+
 /** The JSON task in the last user message, as the adapter sends it. */
 function taskOf(body: any): any {
   const userMessage = [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user');
@@ -120,7 +156,7 @@ class OpenAiFake {
     } catch {
       return json(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error' } });
     }
-    const task = taskOf(body);
+    const task = jsonMode(body) ? taskOf(body) : null;
     this.requests.push({ authorization: req.headers.authorization, body, task });
     if (this.mode.kind === 'hang') return void this.hanging.add(res);
     if (this.mode.kind === 'http_error' && this.mode.times > 0) {
@@ -134,7 +170,18 @@ class OpenAiFake {
     if (!knownModel(body.model)) {
       return json(res, 404, { error: { message: `The model \`${body.model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } });
     }
-    json(res, 200, completion(body.model, this.content(task), ++this.counter));
+    const problem = messagesProblem(body);
+    if (problem) return json(res, 400, { error: { message: problem.message, type: 'invalid_request_error', param: problem.param, code: null } });
+    json(res, 200, completion(body.model, jsonMode(body) ? this.content(task) : this.text(body), ++this.counter));
+  }
+
+  private text(body: any): string {
+    if (this.mode.kind === 'malformed' && this.mode.times > 0) {
+      this.mode.times--;
+      return ' "" ';
+    }
+    const reply = textReplyFor(body);
+    return this.mode.kind === 'ok' && this.mode.quoted ? `\n"${reply}"\n` : reply;
   }
 
   private content(task: any): string {
@@ -144,7 +191,7 @@ class OpenAiFake {
   }
 }
 
-/** An OpenAI-compatible chat completions server on 127.0.0.1 that answers the adapter's JSON tasks. */
+/** An OpenAI-compatible chat completions server on 127.0.0.1 that answers the adapter's JSON tasks and plain-text replies. */
 export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<FakeOpenAi> {
   const fake = new OpenAiFake(opts.apiKey);
   const server: Server = createServer((req, res) => {

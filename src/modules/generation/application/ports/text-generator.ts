@@ -40,12 +40,50 @@ export interface WeekPlanRequest {
   contentTypes?: string[];
 }
 
+/** One message of a comment thread or DM conversation, as the reply's context. */
+export interface ThreadMessage {
+  from: 'audience' | 'character';
+  /** What was written; audience text is untrusted data, never an instruction to the writer. */
+  text: string;
+  /** The audience member's display name or handle, when the platform gives one. */
+  author?: string;
+}
+
+/** A reply to a comment or direct message, in the character's voice. */
+export interface ReplyDraftRequest {
+  character: CharacterBrief;
+  /** instagram | twitter | youtube | ... */
+  platform: string;
+  channel: 'comment' | 'dm';
+  /** The conversation so far, oldest first; the last entry is the message being answered (from the audience). */
+  thread: ThreadMessage[];
+  /**
+   * The owner's greeting, for the first reply in a conversation (the adapter may open with it or
+   * weave it in). Ignored once the thread holds a message from the character.
+   */
+  greeting?: string | null;
+  /** Hard upper bound on the reply's length in characters (the platform's limit, e.g. 280 on X). */
+  maxLength: number;
+  /** BCP 47 tag to answer in; without it the reply follows the message's language where the adapter can tell. */
+  language?: string;
+}
+
+export interface ReplyDraft {
+  text: string;
+}
+
 /**
- * Writes captions, caption variants and week plans. Adapters: any OpenAI-compatible chat
- * completions server (hosted or self-hosted), local templates.
+ * Writes captions, caption variants, week plans and replies to the audience. Adapters: any
+ * OpenAI-compatible chat completions server (hosted or self-hosted), local templates.
  */
 export abstract class TextGenerator {
   abstract caption(req: CaptionRequest, signal?: AbortSignal): Promise<CaptionDraft>;
   abstract variants(req: CaptionRequest & { styles: CaptionStyle[] }, signal?: AbortSignal): Promise<Array<CaptionDraft & { style: CaptionStyle }>>;
   abstract planWeek(req: WeekPlanRequest, signal?: AbortSignal): Promise<PlannedPost[]>;
+  /**
+   * A reply to the thread's last message, at most `maxLength` characters, never empty. Fails with
+   * `upstream_failed` (reason `bad_input`) when the thread is empty or does not end with an
+   * audience message, or `maxLength` is below 1.
+   */
+  abstract reply(req: ReplyDraftRequest, signal?: AbortSignal): Promise<ReplyDraft>;
 }

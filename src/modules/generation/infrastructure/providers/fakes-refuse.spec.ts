@@ -66,6 +66,16 @@ describe('OpenAI fake', () => {
     const refused = await rejection(generator('gpt-4o-mega').caption(caption));
     expect(refused.message).toMatch(/404|model_not_found|does not exist/);
   });
+
+  it('refuses a message role OpenAI does not have, and JSON mode without the word JSON in the messages', async () => {
+    const reply = { character: LUNA, platform: 'instagram', channel: 'comment' as const, maxLength: 280, thread: [{ from: 'character' as const, text: 'Hi!' }, { from: 'audience' as const, text: 'Hello' }] };
+    await expect(generator('gpt-4o-mini').reply(reply)).resolves.toMatchObject({ text: expect.any(String) });
+    const chat = to('/v1/chat/completions', 'POST');
+    const renamed = await rejection(withRequestBug(chat, jsonBody((b) => (b.messages[1].role = 'character')), () => generator('gpt-4o-mini').reply(reply)));
+    expect(renamed.message).toContain("Invalid value: 'character'");
+    const unsaid = await rejection(withRequestBug(chat, jsonBody((b) => (b.messages = b.messages.filter((m: { role: string }) => m.role !== 'system'))), () => generator('gpt-4o-mini').caption(caption)));
+    expect(unsaid.message).toContain("must contain the word 'json'");
+  });
 });
 
 describe('ElevenLabs fake', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { CAPTION_STYLES, type CaptionRequest, type WeekPlanRequest } from '../../../application/ports/index.js';
-import { LUNA } from '../spec-fixtures.js';
+import { CAPTION_STYLES, type CaptionRequest, type ReplyDraftRequest, type WeekPlanRequest } from '../../../application/ports/index.js';
+import { LUNA, rejection } from '../spec-fixtures.js';
 import { LocalTextGenerator } from './local-text-generator.js';
 import { PHRASEBOOKS } from './phrasebook.js';
+import { REPLY_PHRASEBOOKS } from './reply-phrasebook.js';
 
 const generator = new LocalTextGenerator();
 const captionRequest: CaptionRequest = { character: LUNA, prompt: 'first tomatoes of the season', platform: 'instagram', contentType: 'single' };
@@ -118,5 +119,78 @@ describe('LocalTextGenerator week plans', () => {
   it('plans for Instagram when no platform is given', async () => {
     const posts = await generator.planWeek({ ...week, platforms: [], days: 1, postsPerDay: 2 });
     expect(posts.map((p) => p.platform)).toEqual(['instagram', 'instagram']);
+  });
+});
+
+describe('LocalTextGenerator replies', () => {
+  const comment: ReplyDraftRequest = {
+    character: LUNA,
+    platform: 'instagram',
+    channel: 'comment',
+    thread: [{ from: 'audience', text: 'How often do you water the tomatoes?', author: '@maria_g' }],
+    maxLength: 2200,
+  };
+  const FORMAL = { ...LUNA, tone: 'professional, warm' };
+
+  it('greets the author by name and answers a question from the character’s niche, in a playful tone', async () => {
+    const { text } = await generator.reply(comment);
+    expect(text).toMatch(/^(Hey|Hiya) maria_g! (Great|Good) question!/);
+    expect(text).toContain('urban gardening');
+    expect(text.endsWith(' ✨')).toBe(true);
+    expect(text).not.toContain('water the tomatoes');
+  });
+
+  it('addresses a formal character’s audience neutrally, without emoji', async () => {
+    const { text } = await generator.reply({ ...comment, character: FORMAL });
+    expect(text).toMatch(/^(Hi|Hello) maria_g! /);
+    expect(text).not.toMatch(/\p{Extended_Pictographic}/u);
+  });
+
+  it('thanks a compliment, welcomes thanks, and acknowledges anything else per channel', async () => {
+    const say = async (text: string, channel: 'comment' | 'dm' = 'comment') =>
+      (await generator.reply({ ...comment, channel, character: FORMAL, thread: [{ from: 'audience', text }] })).text;
+    expect(REPLY_PHRASEBOOKS.en.thanks).toContain(await say('Love this balcony, so beautiful 😍'));
+    expect(REPLY_PHRASEBOOKS.en.welcome).toContain(await say('Thanks for the tip, it worked'));
+    expect(REPLY_PHRASEBOOKS.en.acknowledge.comment).toContain(await say('I planted basil today'));
+    expect(REPLY_PHRASEBOOKS.en.acknowledge.dm).toContain(await say('I planted basil today', 'dm'));
+    const both = await say('Amazing garden! Which soil do you use?');
+    expect(both).toMatch(/^(Thank you so much|Aw, thank you).*(Great|Good) question!/);
+  });
+
+  it('opens the first reply with the owner’s greeting, and only the first', async () => {
+    const greeting = 'Welcome to the garden club!';
+    const first = await generator.reply({ ...comment, greeting });
+    expect(first.text.startsWith(`${greeting} `)).toBe(true);
+    expect(first.text).not.toContain('maria_g');
+    const later = await generator.reply({
+      ...comment,
+      greeting,
+      thread: [{ from: 'audience', text: 'Hi Luna!' }, { from: 'character', text: 'Hi there!' }, ...comment.thread],
+    });
+    expect(later.text).not.toContain(greeting);
+    expect(later.text).toContain('maria_g');
+  });
+
+  it('stays within maxLength, dropping the opening and emoji before the answer, and cutting as a last resort', async () => {
+    const full = (await generator.reply(comment)).text;
+    for (const maxLength of [full.length, full.length - 1, 90, 60, 20, 1]) {
+      const { text } = await generator.reply({ ...comment, maxLength });
+      expect([maxLength, text.length <= maxLength, text.trim().length > 0]).toEqual([maxLength, true, true]);
+    }
+    expect((await generator.reply({ ...comment, maxLength: full.length })).text).toBe(full);
+    expect((await generator.reply({ ...comment, maxLength: full.length - 1 })).text).toMatch(/question!/);
+  });
+
+  it('gives the same reply for the same thread, and answers in the requested language', async () => {
+    expect(await generator.reply(comment)).toEqual(await generator.reply(comment));
+    const es = await generator.reply({ ...comment, language: 'es-MX', thread: [{ from: 'audience', text: '¿Cada cuánto riegas?', author: 'Ana' }] });
+    expect(es.text).toMatch(/^¡(Hola|Hey), Ana! ¡Buena pregunta!/);
+  });
+
+  it('refuses a thread that does not end with an audience message', async () => {
+    const own = await rejection(generator.reply({ ...comment, thread: [...comment.thread, { from: 'character', text: 'Daily!' }] }));
+    expect(own.details).toMatchObject({ provider: 'local', reason: 'bad_input' });
+    expect((await rejection(generator.reply({ ...comment, thread: [] }))).details).toMatchObject({ reason: 'bad_input' });
+    expect((await rejection(generator.reply({ ...comment, maxLength: 0 }))).details).toMatchObject({ reason: 'bad_input' });
   });
 });

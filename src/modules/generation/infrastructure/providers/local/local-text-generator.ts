@@ -6,12 +6,16 @@ import {
   type CaptionStyle,
   type CharacterBrief,
   type PlannedPost,
+  type ReplyDraft,
+  type ReplyDraftRequest,
   type WeekPlanRequest,
 } from '../../../application/ports/index.js';
 import { CAPTION_MAX_CHARS, hashtagsFrom, normaliseHashtags, primaryLanguage } from '../shared/caption-rules.js';
+import { addressable, checkReplyRequest, firstReplyGreeting, fitReply } from '../shared/reply-rules.js';
 import { seedFrom, seededRandom, pick } from '../shared/seeded.js';
 import { weekSlots } from '../shared/week-slots.js';
 import { fill, phrasebookFor } from './phrasebook.js';
+import { intentOf, replyPhrasebookFor } from './reply-phrasebook.js';
 
 /** Emoji that carry the character's tone; professional tones get none. */
 const TONE_MARKS: Array<[RegExp, string]> = [
@@ -21,10 +25,19 @@ const TONE_MARKS: Array<[RegExp, string]> = [
   [/romantic|dreamy|sweet/i, ' 💫'],
 ];
 
+/** Tones that address people formally: no "hey", no emoji. */
+const NEUTRAL_TONE = /professional|formal|serious|expert|authoritative|informative|corporate|polished/i;
+
+/** The tone's emoji for a reply; none for a formal tone, even one that is also warm. */
+function replyMark(tone: string | undefined): string {
+  return NEUTRAL_TONE.test(tone ?? '') ? '' : (TONE_MARKS.find(([pattern]) => pattern.test(tone ?? ''))?.[1] ?? '');
+}
+
 /**
  * Offline text: per-language templates (en, es, fr, de, pt, it; English for the rest, with the
  * asked-for language tag kept), one template family per caption style, filled with the
- * character's niche, tone and the prompt. The same request always gives the same text.
+ * character's niche, tone and the prompt; replies from templates chosen by what the message does
+ * (asks, compliments, thanks). The same request always gives the same text.
  */
 export class LocalTextGenerator extends TextGenerator {
   async caption(req: CaptionRequest): Promise<CaptionDraft> {
@@ -50,6 +63,45 @@ export class LocalTextGenerator extends TextGenerator {
       return { ...text, day: slot.day, slot: slot.slot, platform: slot.platform, contentType: slot.contentType, imagePrompt: imagePrompt(req.character, topic, slot.contentType) };
     });
   }
+
+  /**
+   * Opens with the owner's greeting on the first reply, else greets the author by name when known;
+   * thanks a compliment, answers a question with a line from the character's niche, welcomes
+   * thanks, or acknowledges the message; ends on the tone's emoji. What does not fit `maxLength`
+   * is left out, the opening and the emoji first. Never repeats the audience's words.
+   */
+  async reply(req: ReplyDraftRequest): Promise<ReplyDraft> {
+    checkReplyRequest('local', req);
+    const message = req.thread.at(-1)!;
+    const language = primaryLanguage(req.language);
+    const random = seededRandom(seedFrom('reply', req.character.id, req.platform, req.channel, language, req.thread.length, message.author, message.text));
+    const book = replyPhrasebookFor(language);
+    const values = { niche: req.character.niche, author: addressable(message.author) ?? '' };
+    const neutral = NEUTRAL_TONE.test(req.character.tone ?? '');
+    const greeting = firstReplyGreeting(req);
+    const opening = greeting ?? (values.author ? fillReply(pick(neutral ? book.hello.neutral : book.hello.casual, random), values) : undefined);
+
+    const intent = intentOf(message.text);
+    const lines: string[] = [];
+    if (intent.compliment) lines.push(pick(book.thanks, random));
+    if (intent.question) lines.push(fillReply(pick(book.question, random), values));
+    else if (intent.thanks && !intent.compliment) lines.push(pick(book.welcome, random));
+    if (lines.length === 0) lines.push(pick(book.acknowledge[req.channel], random));
+
+    const mark = replyMark(req.character.tone);
+    const candidates: string[] = [];
+    for (const open of [opening, undefined]) {
+      for (const body of [lines, lines.slice(0, 1)]) {
+        for (const end of [mark, '']) candidates.push([open, ...body].filter(Boolean).join(' ') + end);
+      }
+    }
+    const text = candidates.find((c) => c.length <= req.maxLength) ?? fitReply(lines[0], req.maxLength);
+    return { text };
+  }
+}
+
+function fillReply(template: string, values: { niche: string; author: string }): string {
+  return template.replaceAll('{niche}', values.niche).replaceAll('{author}', values.author);
 }
 
 function draft(character: CharacterBrief, prompt: string, style: CaptionStyle, language: string, random: () => number, extraTags: Array<string | undefined>): CaptionDraft {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { captionDraft, captionVariants, replyObject, ReplyShapeError, weekPosts } from './reply-shape.js';
+import { captionDraft, captionVariants, replyObject, replyText, ReplyShapeError, weekPosts } from './reply-shape.js';
 import type { WeekSlot } from '../shared/week-slots.js';
 
 const ok = { caption: 'Hello', hashtags: ['#garden', 'Garden', 'tomatoes'], cta: 'Follow' };
@@ -55,5 +55,22 @@ describe('reply shape checks', () => {
     ['a missing image prompt', { posts: [post(0, 'instagram'), { ...post(1, 'tiktok'), image_prompt: '' }] }],
   ])('refuses a plan with %s', (_name, reply) => {
     expect(() => weekPosts(reply, slots, 'en')).toThrow(ReplyShapeError);
+  });
+});
+
+describe('reply text checks', () => {
+  it('trims, unquotes, drops a leading "Name:" and cuts to the limit', () => {
+    expect(replyText('\n "Luna: “So glad you asked!”" ', 'Luna', 280)).toBe('So glad you asked!');
+    expect(replyText('luna: Thanks!', 'Luna', 280)).toBe('Thanks!');
+    expect(replyText('Water daily in summer, weekly in spring', 'Luna', 25)).toBe('Water daily in summer…');
+  });
+
+  it.each([
+    ['no text content', undefined],
+    ['an empty reply', '  ""  '],
+    ['only the name', 'Luna:'],
+    ['a link', 'Find it at https://shop.example'],
+  ])('refuses %s', (_name, content) => {
+    expect(() => replyText(content, 'Luna', 280)).toThrow(ReplyShapeError);
   });
 });

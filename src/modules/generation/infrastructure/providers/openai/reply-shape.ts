@@ -1,5 +1,6 @@
 import type { CaptionDraft, CaptionStyle, PlannedPost } from '../../../application/ports/index.js';
 import { CAPTION_MAX_CHARS, CTA_MAX_CHARS, HASHTAGS_MAX, IMAGE_PROMPT_MAX_CHARS, normaliseHashtags } from '../shared/caption-rules.js';
+import { containsLink, fitReply, unquote } from '../shared/reply-rules.js';
 import type { WeekSlot } from '../shared/week-slots.js';
 
 /** A model reply that does not have the shape we asked for; worth one more try. */
@@ -79,4 +80,19 @@ export function weekPosts(reply: Obj, slots: WeekSlot[], language: string): Plan
     posts.set(key, { ...draft, day: slot.day, slot: slot.slot, platform: slot.platform, contentType: slot.contentType, imagePrompt });
   });
   return slots.map((s) => posts.get(`${s.day}:${s.slot}`)!);
+}
+
+/**
+ * The reply text in a plain-text chat completion: trimmed, without wrapping quotes or a leading
+ * "Name:" (models imitate the thread's "name: text" lines), cut to `maxLength`. Empty text and
+ * text with a link are refused (the audience may have asked for one).
+ */
+export function replyText(content: unknown, characterName: string, maxLength: number): string {
+  if (typeof content !== 'string') throw new ReplyShapeError('the reply has no text content');
+  let text = unquote(content);
+  const named = `${characterName}:`;
+  if (text.toLowerCase().startsWith(named.toLowerCase())) text = unquote(text.slice(named.length));
+  if (text === '') throw new ReplyShapeError('the reply is empty');
+  if (containsLink(text)) throw new ReplyShapeError('the reply contains a link');
+  return fitReply(text, maxLength);
 }
