@@ -16,3 +16,11 @@ export {
   type ReplyRequest,
   type ReplyResult,
 } from './application/ports/platform-client.js';
+export {
+  INSTAGRAM_SIGNATURE_HEADER,
+  instagramChallenge,
+  verifyInstagramSignature,
+  verifyXSignature,
+  X_SIGNATURE_HEADER,
+  xCrcResponse,
+} from './infrastructure/platforms/webhook-signatures.js';

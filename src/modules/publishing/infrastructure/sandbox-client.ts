@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Platform } from '../../../core/index.js';
 import type { PostMetrics } from '../application/ports/account-metrics.js';
 import {
-  assertMediaAccepted, PublishFailure, type AuthorizeParams, type Board, type ConnectedAccount, type MetricsQuery, type MetricsReading, type PlatformClient, type PlatformTokens, type PublishRequest,
-  type PublishResult,
+  assertMediaAccepted, PublishFailure, type AuthorizeParams, type Board, type ConnectedAccount, type InboundComment, type MetricsQuery, type MetricsReading, type PlatformClient, type PlatformTokens,
+  type PublishRequest, type PublishResult, type ReplyRequest, type ReplyResult,
 } from '../application/ports/platform-client.js';
+import { assertReplyAccepted } from './platforms/reply-rules.js';
 
 const TOKEN_LIFETIME_MS = 60 * 24 * 3600_000;
 const SANDBOX_BOARDS: Board[] = [
@@ -73,6 +74,24 @@ export class SandboxClient implements PlatformClient {
       followers: simulatedFollowers(query.account.id, day),
       posts: query.remotePostIds.map((remotePostId) => ({ remotePostId, metrics: simulatedMetrics(remotePostId, day) })),
     });
+  }
+
+  /**
+   * Refuses what the real platform would (the reply rules: channel and length), then records the
+   * reply with a `sandbox_` id derived from our reply id, so sending the same reply again names the
+   * same message, as the one reply it is.
+   */
+  sendReply(request: ReplyRequest): Promise<ReplyResult> {
+    return new Promise((resolve) => {
+      assertReplyAccepted(this.platform, request);
+      const digest = createHash('sha256').update(`${this.platform}:${request.channel}:${request.target}:${request.replyId}`).digest('hex');
+      resolve({ remoteMessageId: `sandbox_${request.channel === 'dm' ? 'dm' : 'reply'}_${digest.slice(0, 32)}` });
+    });
+  }
+
+  /** Nobody comments on a sandbox account: there is nothing to read offline. */
+  readComments(): Promise<InboundComment[]> {
+    return Promise.resolve([]);
   }
 
   private tokens(): PlatformTokens {

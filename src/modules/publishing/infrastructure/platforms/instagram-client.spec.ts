@@ -65,7 +65,7 @@ describe('InstagramClient: connection', () => {
       client_id: 'instagram-client',
       redirect_uri: REDIRECT,
       state: 'st_42',
-      scope: 'instagram_basic,instagram_content_publish,instagram_manage_insights,pages_show_list,pages_read_engagement,business_management',
+      scope: 'instagram_basic,instagram_content_publish,instagram_manage_insights,instagram_manage_comments,instagram_manage_messages,pages_show_list,pages_read_engagement,business_management',
       response_type: 'code',
     });
   });

@@ -15,9 +15,12 @@ import {
   type PublishRequest,
   type PublishResult,
   type ReconcileQuery,
+  type ReplyRequest,
+  type ReplyResult,
 } from '../../application/ports/platform-client.js';
 import { readInstagramMetrics } from './instagram-metrics.js';
-import { consentUrl, grantCall, pause, PlatformHttp, RECONCILE_SKEW_MS, tokensFrom, withQuery } from './platform-http.js';
+import { assertReplyAccepted } from './reply-rules.js';
+import { consentUrl, grantCall, pause, PlatformHttp, RECONCILE_SKEW_MS, sentReply, tokensFrom, withQuery } from './platform-http.js';
 
 const LABEL = 'Instagram';
 /** Instagram's caption limits, checked up front so a caption it would refuse costs no call. */
@@ -171,7 +174,11 @@ export class InstagramClient implements PlatformClient {
   readonly supportsPkce = false;
   // pages_read_engagement: Graph asks for it to read containers and media with Facebook Login.
   // instagram_manage_insights: followers and media insights (analytics).
-  readonly scopes = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_insights', 'pages_show_list', 'pages_read_engagement', 'business_management'] as const;
+  // instagram_manage_comments, instagram_manage_messages: the character's replies (engagement).
+  readonly scopes = [
+    'instagram_basic', 'instagram_content_publish', 'instagram_manage_insights', 'instagram_manage_comments', 'instagram_manage_messages',
+    'pages_show_list', 'pages_read_engagement', 'business_management',
+  ] as const;
   private readonly http: PlatformHttp;
   private readonly api: string;
 
@@ -238,6 +245,25 @@ export class InstagramClient implements PlatformClient {
 
   readMetrics(query: MetricsQuery): Promise<MetricsReading> {
     return readInstagramMetrics(this.http, this.api, query);
+  }
+
+  /**
+   * A comment is answered under it (`POST /{comment-id}/replies`); a direct message goes through
+   * the Instagram Messaging API (`POST /{ig-user-id}/messages`), which only reaches someone who
+   * wrote to the account in the last 24 hours (Graph refuses it otherwise: content_rejected).
+   */
+  async sendReply(request: ReplyRequest): Promise<ReplyResult> {
+    assertReplyAccepted(this.platform, request);
+    if (request.channel === 'comment') {
+      const { data } = await this.http.call<{ id?: string }>(`${this.api}/${encodeURIComponent(request.target)}/replies`, {
+        what: 'the comment reply', method: 'POST', form: { message: request.text }, bearer: request.accessToken, irreversible: true,
+      });
+      return sentReply(LABEL, data.id, 'the comment reply');
+    }
+    const { data } = await this.http.call<{ message_id?: string }>(`${this.api}/${encodeURIComponent(request.account.id)}/messages`, {
+      what: 'the direct message', method: 'POST', json: { recipient: { id: request.target }, message: { text: request.text } }, bearer: request.accessToken, irreversible: true,
+    });
+    return sentReply(LABEL, data.message_id, 'the direct message');
   }
 
   // ---- OAuth -------------------------------------------------------------------------------

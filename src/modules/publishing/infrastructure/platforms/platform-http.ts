@@ -1,6 +1,8 @@
 import type { Platform } from '../../../../core/index.js';
 import { httpRequest, isOutboundError, type HttpRequestOptions } from '../../../../platform/outbound/index.js';
-import { assertMediaAccepted, PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia, type PublishRequest } from '../../application/ports/platform-client.js';
+import {
+  assertMediaAccepted, PublishFailure, type FailurePoint, type PlatformClientOptions, type PlatformTokens, type PublishMedia, type PublishRequest, type ReplyResult,
+} from '../../application/ports/platform-client.js';
 
 /**
  * The HTTP layer every platform adapter shares: one call = `httpRequest` with the adapter's time
@@ -100,6 +102,12 @@ export async function metricsCall<T>(send: (call: PlatformCall) => Promise<Platf
 export function readFailure(err: unknown): Error {
   if (err instanceof PublishFailure && err.code === 'content_rejected') return new PublishFailure('unknown_error', err.message);
   return err as Error;
+}
+
+/** A sent reply as the platform named it; an answer without its id leaves the outcome unknown (it may have gone out). */
+export function sentReply(label: string, id: unknown, what: string): ReplyResult {
+  if (typeof id !== 'string' || id === '') throw new PublishFailure('unknown_error', `${label} answered ${what} without its id.`, 'unknown');
+  return { remoteMessageId: id };
 }
 
 /** A count as platforms send it (number or numeric string); null when absent or not a count. */

@@ -54,7 +54,7 @@ describe('XClient OAuth', () => {
       response_type: 'code',
       client_id: 'x-client',
       redirect_uri: REDIRECT,
-      scope: 'tweet.read tweet.write users.read media.write offline.access',
+      scope: 'tweet.read tweet.write users.read media.write dm.read dm.write offline.access',
       state: 'st-42',
       code_challenge: 'abc',
       code_challenge_method: 'S256',
@@ -66,7 +66,7 @@ describe('XClient OAuth', () => {
     expect(account.account).toEqual({ id: '1460000000000000001', name: 'luna_grows' });
     expect(account.accessToken).toMatch(/^at_/);
     expect(account.refreshToken).toMatch(/^rt_/);
-    expect(account.scopes).toEqual(['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access']);
+    expect(account.scopes).toEqual(['tweet.read', 'tweet.write', 'users.read', 'media.write', 'dm.read', 'dm.write', 'offline.access']);
     expect(account.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 7_000_000);
     const [grant] = fake.requestsTo('/2/oauth2/token', 'POST');
     const form = new URLSearchParams(grant.body.toString());

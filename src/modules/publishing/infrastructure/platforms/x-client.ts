@@ -5,6 +5,8 @@ import {
   type AuthorizeParams,
   type ConnectedAccount,
   type MetricsQuery,
+  type CommentsQuery,
+  type InboundComment,
   type MetricsReading,
   type PlatformAccount,
   type PlatformClient,
@@ -14,22 +16,29 @@ import {
   type PublishRequest,
   type PublishResult,
   type ReconcileQuery,
+  type ReplyRequest,
+  type ReplyResult,
 } from '../../application/ports/platform-client.js';
-import { basicAuth, consentUrl, cutToWeight, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, withQuery } from './platform-http.js';
+import { basicAuth, consentUrl, cutToWeight, PlatformHttp, readMedia, RECONCILE_SKEW_MS, sentReply, tokenGrant, withQuery } from './platform-http.js';
+import { assertReplyAccepted } from './reply-rules.js';
+import { readXMentions } from './x-mentions.js';
 import { readXMetrics } from './x-metrics.js';
+import { charWeight, tweetWeight, URL_PATTERN } from './x-text.js';
+
+export { tweetWeight } from './x-text.js';
 
 /** X takes up to four photos on one post; video and GIF need the chunked upload, which we do not use. */
 const TWEET_LIMIT = 280;
-/** X counts every URL as 23 characters, whatever its length (t.co wrapping). */
-const URL_WEIGHT = 23;
 const ELLIPSIS = '…';
-const URL_PATTERN = /https?:\/\/\S+/g;
 
 interface UserAnswer {
   data?: { id?: string; name?: string; username?: string };
 }
 interface MediaAnswer {
   data?: { id?: string; media_key?: string };
+}
+interface DmAnswer {
+  data?: { dm_conversation_id?: string; dm_event_id?: string };
 }
 interface TweetAnswer {
   data?: { id?: string; text?: string };
@@ -52,7 +61,8 @@ const TIMELINE_PAGES = 30;
 export class XClient implements PlatformClient {
   readonly platform = 'twitter' as const;
   readonly supportsPkce = true;
-  readonly scopes = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'] as const;
+  // dm.read and dm.write: the character's direct messages (engagement); X wants dm.read with dm.write.
+  readonly scopes = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'dm.read', 'dm.write', 'offline.access'] as const;
   private readonly http: PlatformHttp;
 
   constructor(private readonly options: PlatformClientOptions) {
@@ -140,6 +150,35 @@ export class XClient implements PlatformClient {
 
   readMetrics(query: MetricsQuery): Promise<MetricsReading> {
     return readXMetrics(this.http, this.options.apiUrl, query);
+  }
+
+  /**
+   * A mention is answered with a reply post (`POST /2/tweets` with `reply.in_reply_to_tweet_id`),
+   * a direct message in the one-to-one conversation with its sender
+   * (`POST /2/dm_conversations/with/{participant_id}/messages`). Both are sent once.
+   */
+  async sendReply(request: ReplyRequest): Promise<ReplyResult> {
+    assertReplyAccepted(this.platform, request);
+    const { apiUrl } = this.options;
+    if (request.channel === 'comment') {
+      try {
+        const { data } = await this.http.call<TweetAnswer>(`${apiUrl}/2/tweets`, {
+          what: 'the reply', method: 'POST', bearer: request.accessToken, json: { text: request.text, reply: { in_reply_to_tweet_id: request.target } }, irreversible: true,
+        });
+        return sentReply('X', data.data?.id, 'the reply');
+      } catch (err) {
+        throw duplicateFailure(err);
+      }
+    }
+    const { data } = await this.http.call<DmAnswer>(`${apiUrl}/2/dm_conversations/with/${encodeURIComponent(request.target)}/messages`, {
+      what: 'the direct message', method: 'POST', bearer: request.accessToken, json: { text: request.text }, irreversible: true,
+    });
+    return sentReply('X', data.data?.dm_event_id, 'the direct message');
+  }
+
+  /** Mentions of the account since `since`, for plans whose Account Activity webhooks are not available. */
+  readComments(query: CommentsQuery): Promise<InboundComment[]> {
+    return readXMentions(this.http, this.options.apiUrl, query);
   }
 
   private async grant(form: Record<string, string | undefined>, previousRefresh: string | null): Promise<PlatformTokens> {
@@ -244,23 +283,6 @@ export function tweetText(text: string): string {
   // A first word longer than the limit (a run without spaces): cut inside it.
   if (!kept) kept = cutToWeight(text, TWEET_LIMIT - tweetWeight(ELLIPSIS), charWeight);
   return kept + ELLIPSIS;
-}
-
-/** X's weighted length (twitter-text v3): code points in the light ranges weigh 1, others 2, URLs 23. */
-export function tweetWeight(text: string): number {
-  let weight = 0;
-  const rest = text.replace(URL_PATTERN, () => {
-    weight += URL_WEIGHT;
-    return '';
-  });
-  for (const char of rest) weight += charWeight(char);
-  return weight;
-}
-
-function charWeight(char: string): number {
-  const code = char.codePointAt(0)!;
-  const light = code <= 4351 || (code >= 8192 && code <= 8205) || (code >= 8208 && code <= 8223) || (code >= 8242 && code <= 8247);
-  return light ? 1 : 2;
 }
 
 /**

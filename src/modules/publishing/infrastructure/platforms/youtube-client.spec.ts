@@ -7,7 +7,7 @@ import { YouTubeClient } from './youtube-client.js';
 const CHANNEL = 'UCfakeChannel000000000001';
 const VIDEO_URL = 'https://cdn.example.test/media/clip.mp4';
 const REDIRECT = 'https://app.example.test/connections/youtube/callback';
-const SCOPES = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly'];
+const SCOPES = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly', 'https://www.googleapis.com/auth/youtube.force-ssl'];
 const BYTES = Buffer.alloc(4096, 7);
 const UPLOAD = '/upload/youtube/v3/videos';
 let fake: YouTubeFake;

@@ -3,6 +3,8 @@ import {
   type AuthorizeParams,
   type ConnectedAccount,
   type MetricsQuery,
+  type CommentsQuery,
+  type InboundComment,
   type MetricsReading,
   type PlatformClient,
   type PlatformClientOptions,
@@ -11,8 +13,12 @@ import {
   type PublishRequest,
   type PublishResult,
   type ReconcileQuery,
+  type ReplyRequest,
+  type ReplyResult,
 } from '../../application/ports/platform-client.js';
-import { consentUrl, cutToWeight, onlyVideo, PlatformHttp, readMedia, RECONCILE_SKEW_MS, tokenGrant, type PlatformCall, type PlatformReply } from './platform-http.js';
+import { consentUrl, cutToWeight, onlyVideo, PlatformHttp, readMedia, RECONCILE_SKEW_MS, sentReply, tokenGrant, type PlatformCall, type PlatformReply } from './platform-http.js';
+import { assertReplyAccepted } from './reply-rules.js';
+import { readYouTubeComments } from './youtube-comments.js';
 import { readYouTubeMetrics } from './youtube-metrics.js';
 
 const TITLE_MAX_CHARS = 100;
@@ -50,7 +56,8 @@ interface SearchList {
 export class YouTubeClient implements PlatformClient {
   readonly platform = 'youtube' as const;
   readonly supportsPkce = true;
-  readonly scopes = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly'] as const;
+  // youtube.force-ssl: comments are read and answered only with it (commentThreads.list, comments.insert).
+  readonly scopes = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly', 'https://www.googleapis.com/auth/youtube.force-ssl'] as const;
   private readonly http: PlatformHttp;
 
   constructor(private readonly options: PlatformClientOptions) {
@@ -130,6 +137,23 @@ export class YouTubeClient implements PlatformClient {
   /** Quota errors (403 quotaExceeded) come back as rate_limited through `call`, as for publishing. */
   readMetrics(query: MetricsQuery): Promise<MetricsReading> {
     return readYouTubeMetrics((url, call) => this.call(url, call), this.options.apiUrl, query);
+  }
+
+  /**
+   * A reply under a top-level comment (`comments.insert`, 50 quota units); YouTube has no direct
+   * messages, so a `dm` is refused before any call.
+   */
+  async sendReply(request: ReplyRequest): Promise<ReplyResult> {
+    assertReplyAccepted(this.platform, request);
+    const { data } = await this.call<{ id?: string }>(`${this.options.apiUrl}/comments?part=snippet`, {
+      what: 'the comment reply', method: 'POST', bearer: request.accessToken, json: { snippet: { parentId: request.target, textOriginal: request.text } }, irreversible: true,
+    });
+    return sentReply('YouTube', data.id, 'the comment reply');
+  }
+
+  /** Comments on the channel's videos since `since` (`commentThreads.list`, 1 quota unit a page). */
+  readComments(query: CommentsQuery): Promise<InboundComment[]> {
+    return readYouTubeComments((url, call) => this.call(url, call), this.options.apiUrl, query);
   }
 
   /** Google takes the client credentials in the form body. */
