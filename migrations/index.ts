@@ -29,6 +29,7 @@ import { Billing1733470000000 } from './1733470000000-billing.js';
 import { Webhooks1733490000000 } from './1733490000000-webhooks.js';
 import { WebhookClaims1733500000000 } from './1733500000000-webhook-claims.js';
 import { ConnectionAccounts1733505000000 } from './1733505000000-connection-accounts.js';
+import { Engagement1733520000000 } from './1733520000000-engagement.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   Webhooks1733490000000,
   WebhookClaims1733500000000,
   ConnectionAccounts1733505000000,
+  Engagement1733520000000,
 ];

@@ -38,6 +38,7 @@ import { BrandingModule, OrganisationsModule } from './modules/organisations/ind
 import { PublishingModule } from './modules/publishing/index.js';
 import { SelfHostedRoutingModule } from './modules/selfhosted-routing/index.js';
 import { WebhooksModule } from './modules/webhooks/index.js';
+import { EngagementModule } from './modules/engagement/index.js';
 
 /** The whole service. The API and the worker are the same modules; `role` decides who consumes jobs. */
 @Module({})
@@ -80,6 +81,7 @@ export class AppModule {
         BrandingModule,
         NotificationsModule,
         WebhooksModule,
+        EngagementModule,
         AdminModule,
         McpModule,
       ],

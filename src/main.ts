@@ -11,6 +11,7 @@ import { AppModule } from './app.module.js';
 import { loadConfigOrExit, logLine, startOrExit, stopOnSignals } from './bootstrap.js';
 import type { AppConfig } from './config/index.js';
 import { ERROR_STATUS } from './error-codes.js';
+import { PLATFORM_WEBHOOK_PATHS } from './modules/engagement/index.js';
 import { McpTools } from './modules/mcp/index.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import { HttpDrain, ProcessLifecycle } from './platform/lifecycle/index.js';
@@ -46,11 +47,14 @@ export async function createApi(config: AppConfig, drain = new HttpDrain()): Pro
   // past 1 MiB: their signature headers are checked first, so only a plausible delivery is read.
   // Stripe signs with its own header; its events are small.
   app.use(`/${API_PREFIX}/webhooks/stripe`, webhookPrecheck(errors, { scheme: 'stripe' }), express.raw({ type: () => true, limit: '1mb' }));
+  // Instagram and X sign comments and direct messages with their own headers; their deliveries are small too.
+  app.use(`/${API_PREFIX}/webhooks/instagram`, webhookPrecheck(errors, { scheme: 'hub' }), express.raw({ type: () => true, limit: '1mb' }));
+  app.use(`/${API_PREFIX}/webhooks/x`, webhookPrecheck(errors, { scheme: 'x' }), express.raw({ type: () => true, limit: '1mb' }));
   // `/webhooks/endpoints` is not a provider's delivery: the outbound webhook routes take JSON like any other.
   const outbound = (path: string) => path === '/endpoints' || path.startsWith('/endpoints/') || path.startsWith('/endpoints?');
   app.use(
     `/${API_PREFIX}/webhooks`,
-    webhookPrecheck(errors, { except: ['/stripe', '/endpoints'] }),
+    webhookPrecheck(errors, { except: ['/stripe', '/endpoints', ...PLATFORM_WEBHOOK_PATHS] }),
     express.raw({ type: (req) => !outbound(req.url ?? ''), limit: '10mb' }),
   );
   app.use(express.json({ limit: '1mb' }));

@@ -25,6 +25,10 @@ export interface OutboxEventPayloads {
   'credits.low': { threshold: number; remaining: number; granted: number; balance: number; resetsAt: string | null };
   /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay. Mail goes to the owners. */
   'billing.payment_failed': { invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
+  /** A message from the audience was stored: the responder decides whether and how to answer it. Internal. */
+  'engagement.message_received': { messageId: string; conversationId: string; characterId: string };
+  /** A reply may go out now (its `availableAt` is its send time). Internal; sent once, however often delivered. */
+  'engagement.reply_due': { messageId: string; conversationId: string };
 
   // Facts customers receive as outbound webhooks (WEBHOOK_EVENT_TYPES; docs/events.md). The payload names the
   // resource; its webhook body is the REST resource as it reads when the event is fanned out.
@@ -78,6 +82,8 @@ export interface NewOutboxEvent<T extends OutboxEventType = OutboxEventType> {
   workspaceId: string | null;
   payload: OutboxEventPayloads[T];
   secret?: string;
+  /** Not delivered before this time (a reply's delay); at once when absent. Only `Outbox.record` takes it. */
+  availableAt?: Date;
 }
 
 /** An event as a subscriber receives it. */

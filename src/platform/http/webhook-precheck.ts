@@ -11,8 +11,11 @@ export interface WebhookPrecheckOptions {
   toleranceSeconds?: number;
   /** Our clock, in milliseconds since the epoch. */
   now?: () => number;
-  /** The signature scheme: Standard Webhooks headers (default), or Stripe's `Stripe-Signature`. */
-  scheme?: 'standard' | 'stripe';
+  /**
+   * The signature scheme: Standard Webhooks headers (default), Stripe's `Stripe-Signature`, Meta's
+   * `X-Hub-Signature-256` (`hub`) or X's `x-twitter-webhooks-signature` (`x`).
+   */
+  scheme?: 'standard' | 'stripe' | 'hub' | 'x';
   /** Paths under the mount (`req.path`) left to another precheck. */
   except?: readonly string[];
 }
@@ -30,6 +33,18 @@ export function stripeSignatureRefusal(headers: Request['headers'], nowMs: numbe
   if (Math.abs(nowMs / 1000 - Number(t)) > toleranceSeconds) return 'timestamp outside the tolerance';
   if (!parts.some(([k, v]) => k === 'v1' && /^[0-9a-f]{64}$/.test(v ?? ''))) return 'no v1 signature';
   return null;
+}
+
+/** Why Meta's `X-Hub-Signature-256: sha256=<hex>` cannot be valid, or null (it carries no timestamp). */
+export function hubSignatureRefusal(headers: Request['headers']): string | null {
+  const header = headers['x-hub-signature-256'];
+  return typeof header === 'string' && /^sha256=[0-9a-f]{64}$/i.test(header.trim()) ? null : 'missing or malformed X-Hub-Signature-256';
+}
+
+/** Why X's `x-twitter-webhooks-signature: sha256=<base64>` cannot be valid, or null (it carries no timestamp). */
+export function xSignatureRefusal(headers: Request['headers']): string | null {
+  const header = headers['x-twitter-webhooks-signature'];
+  return typeof header === 'string' && /^sha256=[A-Za-z0-9+/]{43}=$/.test(header.trim()) ? null : 'missing or malformed x-twitter-webhooks-signature';
 }
 
 /**
@@ -62,7 +77,7 @@ export function webhookPrecheck(errors: AppExceptionFilter, opts: WebhookPrechec
   const logger = new Logger('Webhooks');
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST' || opts.except?.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
-    const check = opts.scheme === 'stripe' ? stripeSignatureRefusal : webhookHeadersRefusal;
+    const check = { stripe: stripeSignatureRefusal, hub: hubSignatureRefusal, x: xSignatureRefusal, standard: webhookHeadersRefusal }[opts.scheme ?? 'standard'];
     const refusal = check(req.headers, (opts.now ?? Date.now)(), opts.toleranceSeconds);
     if (refusal === null) return next();
     logger.warn({ msg: 'webhook refused before its body was read', path: req.path, reason: refusal, webhook_id: String(req.headers['webhook-id'] ?? '').slice(0, 100) });

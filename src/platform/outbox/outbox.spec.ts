@@ -40,7 +40,16 @@ describe('Outbox.record and the subscribers\' interest', () => {
     subscribers.register({ name: 'other', types: ['job.completed'], handle, interest: 'false' });
     const { tx, sent } = capture();
     await new Outbox(config, subscribers, signals().wakeups).record(tx, { type: 'job.completed', workspaceId: 'ws_1', payload: { jobId: 'job_1', jobType: 'x' } });
-    expect(sent[0].sql).toMatch(/SELECT \$1, \$2, \$3, \$4, \$5 WHERE \(EXISTS \(SELECT 1 FROM t WHERE w = \$3 AND k = \$2\)\) OR \(false\) RETURNING id$/);
+    expect(sent[0].sql).toMatch(/SELECT \$1, \$2, \$3, \$4, \$5, COALESCE\(\$6::timestamptz, now\(\)\) WHERE \(EXISTS \(SELECT 1 FROM t WHERE w = \$3 AND k = \$2\)\) OR \(false\) RETURNING id$/);
+  });
+
+  it('holds an event back until its availableAt, and delivers others at once', async () => {
+    const { tx, sent } = capture();
+    const outbox = new Outbox(config, new OutboxSubscribers(), signals().wakeups);
+    const at = new Date('2026-11-28T12:00:00Z');
+    await outbox.record(tx, { type: 'engagement.reply_due', workspaceId: 'ws_1', payload: { messageId: 'cmsg_1', conversationId: 'cnv_1' }, availableAt: at });
+    await outbox.record(tx, { type: 'engagement.reply_due', workspaceId: 'ws_1', payload: { messageId: 'cmsg_2', conversationId: 'cnv_1' } });
+    expect(sent.map((s) => s.params[5])).toEqual([at, null]);
   });
 
   it('keeps an event no subscriber handles yet', async () => {

@@ -6,7 +6,7 @@ import { afterCommit, insertedRows, jsonParam, type ComposedStatement, type Tx }
 import { Wakeups } from '../redis/redis.module.js';
 import { OutboxSubscribers } from './subscribers.js';
 
-const INSERT = 'INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed)';
+const INSERT = 'INSERT INTO outbox_events (id, type, workspace_id, payload, secret_sealed, available_at)';
 
 /** The name the dispatchers' loop is woken by (see `Wakeups`). */
 export const OUTBOX_WAKEUP = 'outbox';
@@ -31,9 +31,9 @@ export class Outbox {
   /** Writes the event in `tx`, unless no subscriber of its type has an interest in it (see `OutboxSubscriber.interest`). */
   async record<T extends OutboxEventType>(tx: Tx, event: NewOutboxEvent<T>): Promise<string> {
     const id = newId('evt');
-    const params = [id, event.type, event.workspaceId, jsonParam(event.payload), event.secret === undefined ? null : this.box.seal(event.secret, id)];
+    const params = [id, event.type, event.workspaceId, jsonParam(event.payload), event.secret === undefined ? null : this.box.seal(event.secret, id), event.availableAt ?? null];
     const interest = this.interestIn(event.type, '$3', '$2');
-    const written = await insertedRows(tx, `${INSERT} SELECT $1, $2, $3, $4, $5${interest ? ` WHERE ${interest}` : ''} RETURNING id`, params);
+    const written = await insertedRows(tx, `${INSERT} SELECT $1, $2, $3, $4, $5, COALESCE($6::timestamptz, now())${interest ? ` WHERE ${interest}` : ''} RETURNING id`, params);
     if (written.length > 0) afterCommit(tx, () => this.wakeups.signal(OUTBOX_WAKEUP));
     return id;
   }
@@ -45,11 +45,11 @@ export class Outbox {
    * statement ran.
    */
   addTo<T extends OutboxEventType>(statement: ComposedStatement, event: NewOutboxEvent<T>, onlyIf: string): void {
-    if (event.secret !== undefined) throw new Error('An event with a secret is recorded with Outbox.record');
+    if (event.secret !== undefined || event.availableAt !== undefined) throw new Error('An event with a secret or a send time is recorded with Outbox.record');
     statement.with('outbox_event', (p) => {
       const [workspace, type] = [p.bind(event.workspaceId), p.bind(event.type)];
       const interest = this.interestIn(event.type, workspace, type);
-      return `${INSERT} SELECT ${p.bind(newId('evt'))}, ${type}, ${workspace}, ${p.bind(jsonParam(event.payload))}, NULL FROM ${onlyIf}${interest ? ` WHERE ${interest}` : ''}`;
+      return `${INSERT} SELECT ${p.bind(newId('evt'))}, ${type}, ${workspace}, ${p.bind(jsonParam(event.payload))}, NULL, now() FROM ${onlyIf}${interest ? ` WHERE ${interest}` : ''}`;
     });
   }
 

@@ -13,7 +13,7 @@ const events = (caller: Caller) => {
 describe('socketAccess: the events a socket may receive', () => {
   it('gives a session every event of its workspace, whatever its plan', () => {
     const session: Caller = { kind: 'session', userId: 'user_A', workspaceId: 'ws_A', role: 'user', workspaceRole: 'owner', plan: 'starter', scopes: [], sessionId: 'ses_A' };
-    expect(events(session)).toEqual(['content.updated', 'credits.low', 'job.completed', 'job.failed', 'job.progress', 'post.updated', 'webhook.endpoint_disabled']);
+    expect(events(session)).toEqual(['content.updated', 'conversation.message', 'conversation.reply_pending', 'credits.low', 'job.completed', 'job.failed', 'job.progress', 'post.updated', 'webhook.endpoint_disabled']);
   });
 
   it.each<[Scope[], string[] | string]>([

@@ -16,6 +16,9 @@ export const EVENT_READ_SCOPES: Readonly<Record<RealtimeEventType, readonly Scop
   'credits.low': ['credits:read'],
   // Webhook endpoints are managed with sessions only: no API key scope reads them.
   'webhook.endpoint_disabled': [],
+  // Conversations are read on product routes only (sessions): no API key scope reads them.
+  'conversation.message': [],
+  'conversation.reply_pending': [],
 };
 
 const ALL_EVENTS: ReadonlySet<RealtimeEventType> = new Set(REALTIME_EVENT_TYPES);

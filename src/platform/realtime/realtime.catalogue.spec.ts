@@ -26,8 +26,8 @@ describe('the realtime event catalogue', () => {
   it('names every event once, each with the scopes that let an API key read it', () => {
     expect(REALTIME_EVENT_TYPES).toEqual(Object.keys(REALTIME_EVENTS));
     expect(Object.keys(EVENT_READ_SCOPES).sort()).toEqual([...REALTIME_EVENT_TYPES].sort());
-    // Only events about session-managed resources (webhook endpoints) reach no API key.
-    const sessionOnly = ['webhook.endpoint_disabled'];
+    // Only events about session-managed resources (webhook endpoints, conversations) reach no API key.
+    const sessionOnly = ['webhook.endpoint_disabled', 'conversation.message', 'conversation.reply_pending'];
     for (const type of REALTIME_EVENT_TYPES) expect(EVENT_READ_SCOPES[type].length > 0 || sessionOnly.includes(type)).toBe(true);
   });
 });

@@ -22,6 +22,8 @@ export const REALTIME_EVENTS = {
   'post.updated': { field: 'scheduled_post', schema: 'ScheduledPostBody', summary: 'A scheduled post changed (scheduled, rescheduled, publishing, published, failed, cancelled).' },
   'credits.low': { field: 'credits', schema: 'CreditsLowBody', summary: "The plan's credits of this period fell to 25 %, 10 % or 0 % (`credits.threshold`); once per threshold and period." },
   'webhook.endpoint_disabled': { field: 'endpoint', schema: 'WebhookEndpointBody', summary: 'A webhook endpoint was disabled: its receiver answered 410 (`endpoint.disabled_reason` gone) or every attempt failed for 3 days (failing).' },
+  'conversation.message': { field: 'message', schema: 'ConversationMessageBody', summary: 'A message of a conversation was stored (from the audience, or the account itself) or a reply went out (`message.status` sent).' },
+  'conversation.reply_pending': { field: 'message', schema: 'ConversationMessageBody', summary: 'A drafted reply waits for a person (`message.review_reason`: review_mode, banned_topic or paused); approve it to send it.' },
 } as const satisfies Record<string, RealtimeEventSpec>;
 
 export type RealtimeEventType = keyof typeof REALTIME_EVENTS;

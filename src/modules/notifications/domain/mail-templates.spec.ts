@@ -7,7 +7,7 @@ const APP = 'https://app.example.com';
 const at = '2024-12-05T14:03:09.000Z';
 
 /** One payload per event type; `expected`: the first link the message must carry. */
-type MailEventType = Exclude<OutboxEventType, 'billing.provider_event' | Exclude<WebhookEventType, 'credits.low'>>;
+type MailEventType = Exclude<OutboxEventType, 'billing.provider_event' | 'engagement.message_received' | 'engagement.reply_due' | Exclude<WebhookEventType, 'credits.low'>>;
 
 const CASES: { [T in MailEventType]: { payload: OutboxEventPayloads[T]; to: string | null; link: string; subject: RegExp } } = {
   'account.email_verification_requested': { payload: { userId: 'user_1', email: 'a@x.test' }, to: 'a@x.test', link: `${APP}/verify-email?token=tok`, subject: /^Verify your email address for Persona Studio$/ },

@@ -148,6 +148,8 @@ const TEMPLATES: { [T in OutboxEventType]: Template<T> | null } = {
     action: { label: 'Accept the invitation', url: tokenLink(ctx, '/invitations/accept') },
   }),
   'billing.provider_event': null,
+  'engagement.message_received': null,
+  'engagement.reply_due': null,
   'credits.low': (p, ctx, brand) => ({
     to: null,
     subject: p.threshold === 0 ? `Your ${brand} monthly credits are used up` : `Your ${brand} monthly credits are running low`,
