@@ -26,8 +26,10 @@ export type FakePlatformMode =
 /**
  * `publish`: the irreversible call. `prepare`: uploads, containers, inits. `oauth`: token endpoint.
  * `read`: look-ups. `metrics`: follower counts and post metrics (counted in `metricCalls`).
+ * `reply`: a reply sent (comment reply or direct message; irreversible too). `comments`: polling
+ * reads of comments and mentions.
  */
-export type RouteTag = 'publish' | 'prepare' | 'oauth' | 'read' | 'metrics';
+export type RouteTag = 'publish' | 'prepare' | 'oauth' | 'read' | 'metrics' | 'reply' | 'comments';
 
 export interface RecordedRequest {
   method: string;
@@ -48,6 +50,19 @@ export interface RecordedPost {
   createdAt: Date;
   /** Platform-specific extras (media type, privacy, ...). */
   extra: Record<string, unknown>;
+}
+
+/** One reply as the platform sent it: under a comment (or mention), or in a direct-message thread. */
+export interface RecordedReply {
+  channel: 'comment' | 'dm';
+  /** The comment (tweet) answered, or the person written to. */
+  target: string;
+  text: string;
+  /** The platform's id of the reply (what the adapter answers as `remoteMessageId`). */
+  id: string;
+  /** The account that sent it. */
+  accountId: string;
+  createdAt: Date;
 }
 
 export interface MediaFetch {
@@ -85,6 +100,8 @@ interface Route {
   pattern: RegExp;
   keys: string[];
   tag: RouteTag;
+  /** The tag of one request, where a route does two things (X's POST /2/tweets: a post or a reply). */
+  tagOf?: (req: FakeRequest) => RouteTag;
   /** Answers 401 itself when the bearer token is missing, unknown or expired. */
   auth: boolean;
   /** The token must hold every scope of `all` and one of `any` (when given), as the platform documents the route. */
@@ -150,6 +167,15 @@ function parseForm(recorded: RecordedRequest): URLSearchParams {
   return new URLSearchParams(recorded.body.toString('utf8'));
 }
 
+/** A route's tag for this request; a body it cannot read leaves the route's own (the handler refuses it). */
+function tagOf(route: Route, req: FakeRequest): RouteTag {
+  try {
+    return route.tagOf?.(req) ?? route.tag;
+  } catch {
+    return route.tag;
+  }
+}
+
 function compile(path: string): { pattern: RegExp; keys: string[] } {
   const keys: string[] = [];
   // A trailing slash is optional, as platforms treat it (and as our configuration trims it).
@@ -164,6 +190,8 @@ export class FakePlatform {
   url = '';
   readonly requests: RecordedRequest[] = [];
   readonly posts: RecordedPost[] = [];
+  /** Every reply sent, in order: a test asserts a reply went out exactly once here. */
+  readonly replies: RecordedReply[] = [];
   /** What fetching each media URL a post was given answered (see `fetchMedia`). */
   readonly mediaFetches: MediaFetch[] = [];
   readonly tokens = new Map<string, IssuedToken>();
@@ -219,6 +247,7 @@ export class FakePlatform {
   /** Clears posts, requests and the failure mode (tokens stay valid). */
   reset(): void {
     this.posts.length = 0;
+    this.replies.length = 0;
     this.requests.length = 0;
     this.mediaFetches.length = 0;
     this.revoked.length = 0;
@@ -257,8 +286,13 @@ export class FakePlatform {
     return `${prefix}${Date.now().toString(36)}${this.seq.toString(36).padStart(4, '0')}`;
   }
 
-  route(method: string, path: string, handler: FakeHandler, opts: { tag?: RouteTag; auth?: boolean; scopes?: RouteScopes } = {}): void {
-    this.routes.push({ method, ...compile(path), tag: opts.tag ?? 'read', auth: opts.auth ?? true, scopes: opts.scopes, handler });
+  route(method: string, path: string, handler: FakeHandler, opts: { tag?: RouteTag; tagOf?: (req: FakeRequest) => RouteTag; auth?: boolean; scopes?: RouteScopes } = {}): void {
+    this.routes.push({ method, ...compile(path), tag: opts.tag ?? 'read', tagOf: opts.tagOf, auth: opts.auth ?? true, scopes: opts.scopes, handler });
+  }
+
+  /** The replies sent to one comment or person. */
+  repliesTo(target: string): RecordedReply[] {
+    return this.replies.filter((r) => r.target === target);
   }
 
   /** The scopes of the request's bearer token (none without a valid one). */
@@ -286,6 +320,13 @@ export class FakePlatform {
         }
       })();
     }
+  }
+
+  /** Records a reply; call it from a reply route, then answer with `respond` (so `lose_reply` applies). */
+  recordReply(reply: Omit<RecordedReply, 'id' | 'createdAt'> & { id?: string }): RecordedReply {
+    const made: RecordedReply = { ...reply, id: reply.id ?? this.newId('reply_'), createdAt: new Date() };
+    this.replies.push(made);
+    return made;
   }
 
   /** Records a post; call it from the irreversible route. */
@@ -391,8 +432,9 @@ export class FakePlatform {
         json: () => parseJson(recorded),
         form: () => parseForm(recorded),
       };
-      if (route.tag === 'metrics') this.metricCalls += 1;
-      if (this.intercept(route.tag, res)) return;
+      const tag = tagOf(route, fake);
+      if (tag === 'metrics') this.metricCalls += 1;
+      if (this.intercept(tag, res)) return;
       if (route.auth) {
         // The header only: these platforms take no access token in the query string.
         const token = this.liveToken(req.headers.authorization);
@@ -400,7 +442,7 @@ export class FakePlatform {
         if (!scopesGrant(token.scopes, route.scopes)) return this.refuseScope(res, route.scopes!);
         fake.account = token.accountId;
       }
-      if (route.tag === 'publish' && this.beforePublish && !(await this.beforePublish(res))) return;
+      if (tag === 'publish' && this.beforePublish && !(await this.beforePublish(res))) return;
       try {
         await route.handler(fake, res);
       } catch (err) {

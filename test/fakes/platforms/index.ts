@@ -59,3 +59,8 @@ export function platformEnv(fakes: Partial<PlatformFakes>): Record<string, strin
 export async function closePlatformFakes(fakes: Partial<PlatformFakes> | undefined): Promise<void> {
   await Promise.all(Object.values(fakes ?? {}).map((f) => f.close()));
 }
+export type { InstagramComment, InstagramMessage } from './instagram.js';
+export type { XMention } from './x.js';
+export type { FakeComment } from './youtube.js';
+export type { RecordedReply } from './fake-platform.js';
+export * from './webhooks.js';

@@ -48,6 +48,37 @@ export interface FakeContainer {
   published: boolean;
 }
 
+/** A comment someone left on one of the account's media, as the comments webhook describes it. */
+export interface InstagramComment {
+  id: string;
+  text: string;
+  from: { id: string; username: string };
+  media: { id: string; media_product_type: string };
+  /** The account whose media it is (the webhook's `entry.id`). */
+  accountId: string;
+  /** Unix seconds, as webhook entries carry `time`. */
+  time: number;
+}
+
+/** A direct message someone sent the account, as the messaging webhook describes it. */
+export interface InstagramMessage {
+  mid: string;
+  senderId: string;
+  recipientId: string;
+  text: string;
+  /** Unix milliseconds, as messaging events carry `timestamp`. */
+  timestamp: number;
+}
+
+/** Replying to comments and messaging, with Facebook Login for Business. */
+const COMMENT_SCOPES: RouteScopes = { all: ['instagram_basic', 'instagram_manage_comments'] };
+const MESSAGE_SCOPES: RouteScopes = { all: ['instagram_basic', 'instagram_manage_messages'] };
+/** Instagram comments and replies: 2,200 characters; Messenger Platform text: 1,000. */
+const COMMENT_MAX = 2200;
+const MESSAGE_MAX = 1000;
+/** The standard messaging window: a business may answer a person within 24 hours of their last message. */
+const MESSAGING_WINDOW_MS = 24 * 3600_000;
+
 const defaults = (): InstagramFakeSettings => ({ pollsToFinish: 1, containerOutcome: 'FINISHED', linked: true, failMediaLookup: false });
 
 type GraphHandler = (req: FakeRequest, res: ServerResponse, token: IssuedToken) => void;
@@ -94,6 +125,10 @@ function graphTime(date: Date): string {
 export class InstagramFake extends FakePlatform {
   readonly settings: InstagramFakeSettings;
   readonly containers = new Map<string, FakeContainer>();
+  /** Comments people left (`receiveComment`): the ones Graph lets the account reply to. */
+  readonly comments = new Map<string, InstagramComment>();
+  /** Messages people sent (`receiveMessage`): each opens the 24-hour window to answer its sender. */
+  readonly messages: InstagramMessage[] = [];
   private readonly baseline: InstagramFakeSettings;
   private next = 0;
 
@@ -107,6 +142,8 @@ export class InstagramFake extends FakePlatform {
   override reset(): void {
     super.reset();
     this.containers.clear();
+    this.comments.clear();
+    this.messages.length = 0;
     Object.assign(this.settings, this.baseline);
   }
 
@@ -130,6 +167,35 @@ export class InstagramFake extends FakePlatform {
       req.account = token.accountId;
       handler(req, res, token);
     }, { tag, auth: false });
+  }
+
+  // ---- what people send the account (the webhook helpers describe these) ---------------------
+
+  /** Someone comments on one of the account's media; the account may now reply under it. */
+  receiveComment(c: { mediaId: string; text: string; fromId?: string; username?: string; mediaProductType?: string; accountId?: string }): InstagramComment {
+    const comment: InstagramComment = {
+      id: this.graphId(),
+      text: c.text,
+      from: { id: c.fromId ?? `${this.graphId()}`, username: c.username ?? 'a.follower' },
+      media: { id: c.mediaId, media_product_type: c.mediaProductType ?? 'FEED' },
+      accountId: c.accountId ?? this.options.accountId!,
+      time: Math.floor(Date.now() / 1000),
+    };
+    this.comments.set(comment.id, comment);
+    return comment;
+  }
+
+  /** Someone writes to the account; it may answer them for the next 24 hours. `at` backdates it. */
+  receiveMessage(m: { fromId: string; text: string; accountId?: string; at?: Date }): InstagramMessage {
+    const message: InstagramMessage = {
+      mid: `aWdfZAG1faXRlbToxOklHTWVzc2FnZAU${Buffer.from(this.graphId()).toString('base64url')}`,
+      senderId: m.fromId,
+      recipientId: m.accountId ?? this.options.accountId!,
+      text: m.text,
+      timestamp: (m.at ?? new Date()).getTime(),
+    };
+    this.messages.push(message);
+    return message;
   }
 
   // ---- OAuth --------------------------------------------------------------------------------
@@ -198,6 +264,38 @@ export class InstagramFake extends FakePlatform {
     }, 'read', { all: ['instagram_basic'] });
     this.graph('GET', `${V}/:id/insights`, (req, res, token) => this.insights(req, res, token), 'metrics');
     this.graph('GET', `${V}/:id`, (req, res, token) => this.read(req, res, token));
+  }
+
+  /** Replies under comments (`POST /{comment-id}/replies`) and direct messages (`POST /{ig-user-id}/messages`). */
+  mountReplies(): void {
+    this.graph('POST', `${V}/:commentId/replies`, (req, res, token) => {
+      const comment = this.comments.get(req.params.commentId);
+      if (!comment || comment.accountId !== token.accountId) return this.noObject(res, req.params.commentId, 'post');
+      const message = paramsOf(req).get('message') ?? '';
+      if (!message.trim()) return graphError(res, 400, 100, '(#100) The parameter message is required.');
+      if ([...message].length > COMMENT_MAX) return graphError(res, 400, 100, `(#100) The comment is longer than ${COMMENT_MAX} characters.`);
+      const reply = this.recordReply({ id: this.graphId(), channel: 'comment', target: comment.id, text: message, accountId: token.accountId });
+      this.respond(res, 200, { id: reply.id });
+    }, 'reply', COMMENT_SCOPES);
+    this.graph('POST', `${V}/:igUserId/messages`, (req, res, token) => this.message(req, res, token), 'reply', MESSAGE_SCOPES);
+  }
+
+  private message(req: FakeRequest, res: ServerResponse, token: IssuedToken): void {
+    const owner = req.params.igUserId === 'me' ? token.accountId : req.params.igUserId;
+    if (owner !== token.accountId) return this.noObject(res, req.params.igUserId, 'post');
+    const body = req.json<{ recipient?: { id?: string }; message?: { text?: string } }>();
+    const recipient = body.recipient?.id;
+    const text = body.message?.text ?? '';
+    if (!recipient) return graphError(res, 400, 100, '(#100) The parameter recipient is required');
+    if (!text.trim()) return graphError(res, 400, 100, '(#100) Message cannot be empty, must provide valid attachment or text');
+    if ([...text].length > MESSAGE_MAX) return graphError(res, 400, 100, `(#100) Length of param message[text] must be less than or equal to ${MESSAGE_MAX}`);
+    const last = this.messages.filter((m) => m.senderId === recipient && m.recipientId === owner).reduce((at, m) => Math.max(at, m.timestamp), 0);
+    if (Date.now() - last > MESSAGING_WINDOW_MS) {
+      return graphError(res, 400, 10, '(#10) This message is sent outside of allowed window.', 2018278);
+    }
+    const mid = `aWdfZAG1faXRlbToxOklHTWVzc2FnZAU${Buffer.from(this.graphId()).toString('base64url')}`;
+    this.recordReply({ id: mid, channel: 'dm', target: recipient, text, accountId: owner });
+    this.respond(res, 200, { recipient_id: recipient, message_id: mid });
   }
 
   /** GET /{media-id}/insights?metric=…: each asked metric the test set, in Graph's insights shape. */
@@ -345,6 +443,8 @@ export async function startInstagramFake(options: InstagramFakeOptions = {}): Pr
   );
   fake.mountOAuth();
   fake.mountAccounts();
+  // Before the media routes: `/{id}/replies` and `/{id}/messages` are not media reads.
+  fake.mountReplies();
   fake.mountMedia();
   return fake.listen();
 }

@@ -21,10 +21,63 @@ export interface XUpload {
   category: string;
 }
 
-/** The X fake: a FakePlatform that also keeps the uploaded media. */
+/** A post by someone else that mentions the account (`addMention`), as the mentions endpoint serves it. */
+export interface XMention {
+  id: string;
+  text: string;
+  authorId: string;
+  authorUsername: string;
+  authorName: string;
+  /** The account mentioned. */
+  mentionedId: string;
+  /** The post it answers, if any (one of the account's posts, usually). */
+  inReplyToTweetId: string | null;
+  /** The root post of the thread: the post answered's, or its own id. */
+  conversationId: string;
+  createdAt: Date;
+}
+
+/** X's limit on a direct message's text. */
+const DM_MAX = 10_000;
+
+/** The X fake: a FakePlatform that also keeps the uploaded media and the account's mentions. */
 export class XFake extends FakePlatform {
   readonly uploads = new Map<string, XUpload>();
+  /** Posts mentioning the account, oldest first (`addMention`). */
+  readonly mentions: XMention[] = [];
   private tweetSeq = 1_790_000_000_000_000_000n;
+
+  override reset(): void {
+    super.reset();
+    this.mentions.length = 0;
+  }
+
+  /**
+   * Someone mentions the account (replying to `inReplyToTweetId` when given, e.g. one of its
+   * posts); `createdAt` backdates it. The account may now reply to it.
+   */
+  addMention(m: { text: string; authorId: string; authorUsername: string; authorName?: string; inReplyToTweetId?: string; mentionedId?: string; createdAt?: Date }): XMention {
+    const id = this.nextTweetId();
+    const parent = m.inReplyToTweetId ? this.mentions.find((x) => x.id === m.inReplyToTweetId) : undefined;
+    const mention: XMention = {
+      id,
+      text: m.text,
+      authorId: m.authorId,
+      authorUsername: m.authorUsername,
+      authorName: m.authorName ?? m.authorUsername,
+      mentionedId: m.mentionedId ?? this.options.accountId!,
+      inReplyToTweetId: m.inReplyToTweetId ?? null,
+      conversationId: parent?.conversationId ?? m.inReplyToTweetId ?? id,
+      createdAt: m.createdAt ?? new Date(),
+    };
+    this.mentions.push(mention);
+    return mention;
+  }
+
+  /** Whether a post id is one X shows (a post the account made, or a mention of it). */
+  knows(tweetId: string): boolean {
+    return this.posts.some((p) => p.id === tweetId) || this.mentions.some((m) => m.id === tweetId) || this.replies.some((r) => r.channel === 'comment' && r.id === tweetId);
+  }
 
   nextTweetId(): string {
     this.tweetSeq += 1n;
@@ -54,7 +107,11 @@ export async function startXFake(options: Partial<FakePlatformOptions> = {}): Pr
   const read = { all: ['tweet.read', 'users.read'] };
   fake.route('GET', '/2/users/me', (req, res) => json(res, 200, { data: { id: req.account, name: 'Luna Grows', username: fake.options.accountName ?? 'luna_grows' } }), { scopes: read });
   fake.route('POST', '/2/media/upload', (req, res) => upload(fake, req, res), { tag: 'prepare', scopes: { all: ['media.write'] } });
-  fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish', scopes: { all: ['tweet.read', 'tweet.write', 'users.read'] } });
+  // A reply is a post too (same endpoint, `reply.in_reply_to_tweet_id`): tagged `reply` for the failure switches.
+  const isReply = (req: FakeRequest) => (req.json<{ reply?: unknown }>().reply ? 'reply' : 'publish');
+  fake.route('POST', '/2/tweets', (req, res) => tweet(fake, req, res), { tag: 'publish', tagOf: isReply, scopes: { all: ['tweet.read', 'tweet.write', 'users.read'] } });
+  fake.route('POST', '/2/dm_conversations/with/:participantId/messages', (req, res) => directMessage(fake, req, res), { tag: 'reply', scopes: { all: ['dm.read', 'dm.write', 'tweet.read', 'users.read'] } });
+  fake.route('GET', '/2/users/:id/mentions', (req, res) => mentions(fake, req, res), { tag: 'comments', scopes: read });
   fake.route('GET', '/2/users/:id/tweets', (req, res) => timeline(fake, req, res), { scopes: read });
   fake.route('GET', '/2/users/:id', (req, res) => userMetrics(fake, req, res), { tag: 'metrics', scopes: read });
   fake.route('GET', '/2/tweets', (req, res) => tweetMetrics(fake, req, res), { tag: 'metrics', scopes: read });
@@ -167,7 +224,8 @@ function servedText(text: string, id: string, hasMedia: boolean): string {
 }
 
 function tweet(fake: XFake, req: FakeRequest, res: ServerResponse): void {
-  const body = req.json<{ text?: string; media?: { media_ids?: string[] } }>();
+  const body = req.json<{ text?: string; media?: { media_ids?: string[] }; reply?: { in_reply_to_tweet_id?: string } }>();
+  if (body.reply) return replyPost(fake, req, res, body.text ?? '', body.reply.in_reply_to_tweet_id);
   const text = body.text ?? '';
   const ids = body.media?.media_ids ?? [];
   if (!text && ids.length === 0) return problem(res, 400, 'Invalid Request', 'One of text or media is required.');
@@ -181,6 +239,68 @@ function tweet(fake: XFake, req: FakeRequest, res: ServerResponse): void {
   const id = fake.nextTweetId();
   fake.recordPost({ id, accountId: req.account!, text, mediaUrls: ids.map((m) => fake.mediaUrl(m)), extra: { mediaIds: ids } });
   fake.respond(res, 201, { data: { id, text: servedText(text, id, ids.length > 0), edit_history_tweet_ids: [id] } });
+}
+
+/** A reply to a post X shows: recorded as a reply, not as one of the account's posts. */
+function replyPost(fake: XFake, req: FakeRequest, res: ServerResponse, text: string, inReplyTo: string | undefined): void {
+  if (!inReplyTo) return problem(res, 400, 'Invalid Request', 'The `reply.in_reply_to_tweet_id` field is missing.');
+  if (!text) return problem(res, 400, 'Invalid Request', 'One of text or media is required.');
+  if (Array.from(text).length > 280) return problem(res, 400, 'Invalid Request', 'The text of your post is too long.');
+  if (!fake.knows(inReplyTo)) return problem(res, 403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.');
+  if (fake.replies.some((r) => r.accountId === req.account && r.target === inReplyTo && r.text === text)) {
+    return problem(res, 403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+  }
+  const reply = fake.recordReply({ id: fake.nextTweetId(), channel: 'comment', target: inReplyTo, text, accountId: req.account! });
+  fake.respond(res, 201, { data: { id: reply.id, text: servedText(text, reply.id, false), edit_history_tweet_ids: [reply.id] } });
+}
+
+/** `POST /2/dm_conversations/with/{participant_id}/messages`: the one-to-one conversation's id is both ids, smaller first. */
+function directMessage(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const participant = req.params.participantId;
+  const text = req.json<{ text?: string }>().text ?? '';
+  if (!/^\d+$/.test(participant)) return problem(res, 400, 'Invalid Request', `The \`participant_id\` path parameter value [${participant}] is not valid.`);
+  if (participant === req.account) return problem(res, 403, 'Forbidden', 'You cannot send a Direct Message to yourself.');
+  if (!text) return problem(res, 400, 'Invalid Request', 'One of text or attachments is required.');
+  if (Array.from(text).length > DM_MAX) return problem(res, 400, 'Invalid Request', `The text of a Direct Message must be at most ${DM_MAX} characters.`);
+  const [a, b] = [participant, req.account!].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1));
+  const reply = fake.recordReply({ id: fake.nextTweetId(), channel: 'dm', target: participant, text, accountId: req.account! });
+  fake.respond(res, 201, { data: { dm_conversation_id: `${a}-${b}`, dm_event_id: reply.id } });
+}
+
+/**
+ * `GET /2/users/{id}/mentions`: newest first, 5 to 100 a page, from `start_time` (or after
+ * `since_id`), `author_id`, `created_at`, `conversation_id` and `in_reply_to_user_id` when
+ * `tweet.fields` asks, the authors under `includes.users` with `expansions=author_id`.
+ */
+function mentions(fake: XFake, req: FakeRequest, res: ServerResponse): void {
+  const q = req.query;
+  const max = Number(q.get('max_results') ?? 10);
+  if (!Number.isInteger(max) || max < 5 || max > 100) return problem(res, 400, 'Invalid Request', 'The `max_results` query parameter value is not between 5 and 100.');
+  const startTime = q.get('start_time');
+  if (startTime && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(startTime)) return problem(res, 400, 'Invalid Request', 'The `start_time` query parameter value is invalid.');
+  const since = startTime ? Date.parse(startTime) : 0;
+  const sinceId = q.get('since_id');
+  const fields = (q.get('tweet.fields') ?? '').split(',');
+  const start = Number(q.get('pagination_token') ?? '0') || 0;
+  const all = fake.mentions
+    .filter((m) => m.mentionedId === req.params.id && m.createdAt.getTime() >= since && (!sinceId || BigInt(m.id) > BigInt(sinceId)))
+    .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+  const page = all.slice(start, start + max);
+  if (page.length === 0) return json(res, 200, { meta: { result_count: 0 } });
+  const inReplyToUser = (m: XMention) => (m.inReplyToTweetId ? fake.posts.find((p) => p.id === m.inReplyToTweetId)?.accountId ?? fake.mentions.find((x) => x.id === m.inReplyToTweetId)?.authorId : undefined);
+  const data = page.map((m) => ({
+    id: m.id,
+    text: servedText(m.text, m.id, false),
+    edit_history_tweet_ids: [m.id],
+    ...(fields.includes('author_id') ? { author_id: m.authorId } : {}),
+    ...(fields.includes('created_at') ? { created_at: m.createdAt.toISOString() } : {}),
+    ...(fields.includes('conversation_id') ? { conversation_id: m.conversationId } : {}),
+    ...(fields.includes('in_reply_to_user_id') && inReplyToUser(m) ? { in_reply_to_user_id: inReplyToUser(m) } : {}),
+  }));
+  const expandAuthors = (q.get('expansions') ?? '').split(',').includes('author_id');
+  const users = [...new Map(page.map((m) => [m.authorId, { id: m.authorId, name: m.authorName, username: m.authorUsername }])).values()];
+  const next = start + max < all.length ? { next_token: String(start + max) } : {};
+  json(res, 200, { data, ...(expandAuthors ? { includes: { users } } : {}), meta: { result_count: data.length, newest_id: data[0].id, oldest_id: data[data.length - 1].id, ...next } });
 }
 
 function timeline(fake: XFake, req: FakeRequest, res: ServerResponse): void {

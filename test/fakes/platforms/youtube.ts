@@ -29,7 +29,26 @@ interface UploadSession {
   video?: FakeVideo;
 }
 
+/** A top-level comment on one of the channel's videos (`addComment`), as commentThreads.list serves it. */
+export interface FakeComment {
+  id: string;
+  videoId: string;
+  /** The channel whose video it is. */
+  channelId: string;
+  authorChannelId: string;
+  authorName: string;
+  text: string;
+  publishedAt: Date;
+}
+
+/** comments.insert refuses longer text (commentTextTooLong). */
+const COMMENT_MAX = 10_000;
+
 export class YouTubeFake extends FakePlatform {
+  /** Top-level comments on the channel's videos, oldest first (`addComment`). */
+  readonly comments: FakeComment[] = [];
+  private commentSeq = 0;
+
   /** What an upload ends as; 'rejected'/'failed' videos are not posts. */
   uploadStatus: 'uploaded' | 'processed' | 'rejected' | 'failed' = 'uploaded';
   rejectionReason = 'duplicate';
@@ -43,6 +62,23 @@ export class YouTubeFake extends FakePlatform {
     this.rejectionReason = 'duplicate';
     this.hasChannel = true;
     this.sessions.clear();
+    this.comments.length = 0;
+  }
+
+  /** Someone comments on a video of the channel (`channelId`, default the fake's account); the channel may reply to it. */
+  addComment(c: { videoId: string; authorChannelId: string; authorName: string; text: string; publishedAt?: Date; channelId?: string }): FakeComment {
+    this.commentSeq += 1;
+    const comment: FakeComment = {
+      id: `Ugz${Buffer.from(`${Date.now()}:${this.commentSeq}`).toString('base64url')}AaABAg`,
+      videoId: c.videoId,
+      channelId: c.channelId ?? this.options.accountId!,
+      authorChannelId: c.authorChannelId,
+      authorName: c.authorName,
+      text: c.text,
+      publishedAt: c.publishedAt ?? new Date(),
+    };
+    this.comments.push(comment);
+    return comment;
   }
 }
 
@@ -128,6 +164,86 @@ function mountApi(fake: YouTubeFake): void {
   }, { scopes: READ_SCOPES });
   fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/search`, (req, res) => search(fake, req, res), { scopes: READ_SCOPES });
   fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/videos`, (req, res) => videoStatistics(fake, req, res), { tag: 'metrics', scopes: READ_SCOPES });
+  fake.route('GET', `${YOUTUBE_PATHS.apiUrl}/commentThreads`, (req, res) => commentThreads(fake, req, res), { tag: 'comments', scopes: COMMENT_READ_SCOPES });
+  fake.route('POST', `${YOUTUBE_PATHS.apiUrl}/comments`, (req, res) => insertComment(fake, req, res), { tag: 'reply', scopes: COMMENT_WRITE_SCOPES });
+}
+
+/** commentThreads.list: its reference asks for youtube.force-ssl (the full `youtube` scope includes it). */
+const COMMENT_READ_SCOPES = { any: [`${AUTH}/youtube.force-ssl`, `${AUTH}/youtube`, `${AUTH}/youtubepartner`] };
+/** comments.insert: youtube.force-ssl only. */
+const COMMENT_WRITE_SCOPES = { any: [`${AUTH}/youtube.force-ssl`] };
+
+/** textDisplay in YouTube's default `html` format: escaped, line breaks as <br>. */
+function asHtml(text: string): string {
+  return escapeHtml(text).replace(/\n/g, '<br>');
+}
+
+function commentResource(c: { id: string; videoId: string; channelId: string; authorChannelId: string; authorName: string; text: string; publishedAt: Date; parentId?: string }, viewer: string, format: string | null) {
+  return {
+    kind: 'youtube#comment',
+    id: c.id,
+    snippet: {
+      channelId: c.channelId,
+      videoId: c.videoId,
+      textDisplay: format === 'plainText' ? c.text : asHtml(c.text),
+      // Served only to the comment's author, as YouTube does.
+      ...(c.authorChannelId === viewer ? { textOriginal: c.text } : {}),
+      ...(c.parentId ? { parentId: c.parentId } : {}),
+      authorDisplayName: c.authorName,
+      authorProfileImageUrl: `https://yt3.ggpht.test/${c.authorChannelId}`,
+      authorChannelUrl: `http://www.youtube.com/channel/${c.authorChannelId}`,
+      authorChannelId: { value: c.authorChannelId },
+      canRate: true,
+      viewerRating: 'none',
+      likeCount: 0,
+      publishedAt: c.publishedAt.toISOString(),
+      updatedAt: c.publishedAt.toISOString(),
+    },
+  };
+}
+
+/**
+ * commentThreads.list with one filter (allThreadsRelatedToChannelId, videoId or id), order time
+ * (newest first) or relevance, 1 to 100 a page, `pageToken` from `nextPageToken`.
+ */
+function commentThreads(fake: YouTubeFake, req: FakeRequest, res: ServerResponse): void {
+  const q = req.query;
+  if (!(q.get('part') ?? '').split(',').includes('snippet')) return fail(res, 400, 'missingRequiredParameter', 'No part selected.');
+  const filters = ['allThreadsRelatedToChannelId', 'videoId', 'id'].filter((f) => q.has(f));
+  if (filters.length !== 1) return fail(res, 400, 'incompatibleParameters', 'Exactly one filter must be given.');
+  const max = Number(q.get('maxResults') ?? 20);
+  if (!Number.isInteger(max) || max < 1 || max > 100) return fail(res, 400, 'invalidParameter', 'maxResults must be between 1 and 100.');
+  const format = q.get('textFormat');
+  if (format !== null && format !== 'html' && format !== 'plainText') return fail(res, 400, 'invalidParameter', 'textFormat must be html or plainText.');
+  const start = q.get('pageToken') ? Number(Buffer.from(q.get('pageToken')!, 'base64url').toString()) : 0;
+  if (!Number.isInteger(start) || start < 0) return fail(res, 400, 'invalidPageToken', 'The page token is not valid.');
+  const matching = fake.comments
+    .filter((c) => (q.has('videoId') ? c.videoId === q.get('videoId') : q.has('id') ? q.get('id')!.split(',').includes(c.id) : c.channelId === q.get('allThreadsRelatedToChannelId')))
+    .sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime());
+  const page = matching.slice(start, start + max);
+  const replies = (id: string) => fake.replies.filter((r) => r.target === id).length;
+  const items = page.map((c) => ({
+    kind: 'youtube#commentThread',
+    id: c.id,
+    snippet: { channelId: c.channelId, videoId: c.videoId, topLevelComment: commentResource(c, req.account!, format), canReply: true, totalReplyCount: replies(c.id), isPublic: true },
+  }));
+  const next = start + max < matching.length ? { nextPageToken: Buffer.from(String(start + max)).toString('base64url') } : {};
+  json(res, 200, { kind: 'youtube#commentThreadListResponse', ...next, pageInfo: { totalResults: matching.length, resultsPerPage: max }, items });
+}
+
+/** comments.insert: a reply to a top-level comment the channel can see. */
+function insertComment(fake: YouTubeFake, req: FakeRequest, res: ServerResponse): void {
+  if (req.query.get('part') !== 'snippet' && req.query.get('part') !== 'id,snippet') return fail(res, 400, 'missingRequiredParameter', 'No part selected.');
+  const snippet = req.json<{ snippet?: { parentId?: string; textOriginal?: string } }>().snippet ?? {};
+  if (!snippet.parentId) return fail(res, 400, 'parentIdMissing', 'The comment must be linked to a parent comment.');
+  const text = snippet.textOriginal ?? '';
+  if (!text.trim()) return fail(res, 400, 'commentTextRequired', 'The comment resource must specify a value for snippet.textOriginal.');
+  if (Array.from(text).length > COMMENT_MAX) return fail(res, 400, 'commentTextTooLong', 'The comment text is too long.');
+  const parent = fake.comments.find((c) => c.id === snippet.parentId);
+  if (!parent) return fail(res, 404, 'commentNotFound', 'The parent comment could not be found.');
+  const reply = fake.recordReply({ id: `${parent.id}.${fake.newId('r')}`, channel: 'comment', target: parent.id, text, accountId: req.account! });
+  const resource = commentResource({ ...parent, id: reply.id, authorChannelId: req.account!, authorName: fake.options.accountName ?? '', text, publishedAt: reply.createdAt, parentId: parent.id }, req.account!, null);
+  fake.respond(res, 200, resource);
 }
 
 /** As channels.list serves them: counts as strings; a hidden subscriber count still reads 0. */
