@@ -147,6 +147,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   characters: 'AI characters (personas) of a workspace and their reference images.',
   content: 'Generated posts, their variants, videos, queue and calendar.',
   development: 'Development helpers (the dev mailbox); absent in production.',
+  engagement: 'The comment and DM responder: its settings, conversations with the audience, replies.',
   health: 'Liveness and readiness.',
   integrations: 'Connections to social platforms (OAuth).',
   invitations: 'Invitations a user received to join a workspace.',
@@ -163,7 +164,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   schedule: 'Publishing schedule and history.',
   'talking-head': 'Talking-head videos of a character.',
   voice: 'Voices, voice clones and speech.',
-  webhooks: 'Webhooks: received from providers (payments, training) and sent to integrators.',
+  webhooks: 'Webhooks: received from providers (payments, training) and platforms (comments, messages), and sent to integrators.',
 };
 
 function declareTags(doc: OpenAPIObject): void {

@@ -1,6 +1,6 @@
-import { Controller, Get, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
 import { Open } from '../../../platform/auth/index.js';
@@ -33,7 +33,6 @@ export class PlatformWebhooksController {
 
   @Get('instagram')
   @Open({ openLimit: true })
-  @Header('Content-Type', 'text/plain; charset=utf-8')
   @ApiOperation({ summary: 'Meta’s subscription check: answers `hub.challenge` when `hub.verify_token` is INSTAGRAM_WEBHOOK_VERIFY_TOKEN. Called by Meta.' })
   @ApiQuery({ name: 'hub.mode', required: true, schema: { type: 'string', enum: ['subscribe'] } })
   @ApiQuery({ name: 'hub.verify_token', required: true, schema: { type: 'string' } })
@@ -41,12 +40,13 @@ export class PlatformWebhooksController {
   @ApiProduces('text/plain')
   @ApiOkResponse({ schema: { type: 'string' }, description: 'The challenge, verbatim.' })
   @ApiErrors('unauthorized', 'rate_limited')
-  verifyInstagram(@Req() req: Request): string {
+  verifyInstagram(@Req() req: Request, @Res({ passthrough: true }) res: Response): string {
     const { 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge } = req.query;
     const expected = this.config.engagement.instagramVerifyToken;
     if (mode !== 'subscribe' || expected === null || token !== expected || typeof challenge !== 'string' || !CHALLENGE.test(challenge)) {
       throw new AppError('unauthorized', 'The subscription check could not be verified.');
     }
+    res.type('text/plain');
     return challenge;
   }
 
