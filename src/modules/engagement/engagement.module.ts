@@ -13,6 +13,7 @@ import { ReplyDrafter } from './application/reply-drafter.js';
 import { ReplySender } from './application/reply-sender.js';
 import { ResponderService } from './application/responder.service.js';
 import { ConversationsRepository } from './infrastructure/conversations.repository.js';
+import { EngagementDataContributor } from './infrastructure/engagement-data.contributor.js';
 import { ResponderSettingsRepository } from './infrastructure/responder-settings.repository.js';
 
 /**
@@ -25,7 +26,7 @@ import { ResponderSettingsRepository } from './infrastructure/responder-settings
   imports: [CharactersModule, GenerationModule, PublishingModule],
   controllers: [ResponderController, ConversationsController, PlatformWebhooksController],
   providers: [
-    ResponderSettingsRepository, ConversationsRepository,
+    EngagementDataContributor, ResponderSettingsRepository, ConversationsRepository,
     ResponderService, ConversationsService, InboundIntake, ConversationEvents, ReplyDrafter, ReplySender, CommentPoller,
   ],
   exports: [CommentPoller],
