@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PublishFailure, type PublishMedia, type PublishRequest } from '../application/ports/platform-client.js';
+import { PublishFailure, type PublishMedia, type PublishRequest, type ReplyRequest } from '../application/ports/platform-client.js';
 import { SandboxClient } from './sandbox-client.js';
 
 const media = (kind: 'image' | 'video', durationSeconds?: number): PublishMedia => ({
@@ -35,5 +35,37 @@ describe('SandboxClient.publish', () => {
     const out = await tiktok.publish(request('short', [media('video', 5)]));
     expect(out.remotePostId).toMatch(/^sandbox_post_/);
     await expect(instagram.publish(request('story', [media('image')]))).resolves.toMatchObject({ mediaUrls: ['http://127.0.0.1/m.png'] });
+  });
+});
+
+describe('SandboxClient replies', () => {
+  const reply = (over: Partial<ReplyRequest> = {}): ReplyRequest => ({
+    accessToken: 'sandbox_at', account: { id: 'sandbox-twitter', name: 'x' }, channel: 'comment', target: 'c1', text: 'Thanks!', replyId: 'msg_1', ...over,
+  });
+  const replyRefusal = async (client: SandboxClient, req: ReplyRequest): Promise<PublishFailure> => {
+    const err = await client.sendReply(req).then(() => null, (e: unknown) => e);
+    if (!(err instanceof PublishFailure)) throw new Error('the sandbox sent a reply it should refuse');
+    return err;
+  };
+  const x = new SandboxClient('twitter', 'http://127.0.0.1/consent', false);
+  const youtube = new SandboxClient('youtube', 'http://127.0.0.1/consent', false);
+
+  it('answers a sandbox id, the same one for the same reply sent again and another for another reply', async () => {
+    const first = await x.sendReply(reply());
+    expect(first.remoteMessageId).toMatch(/^sandbox_reply_[0-9a-f]{32}$/);
+    expect(await x.sendReply(reply())).toEqual(first);
+    expect((await x.sendReply(reply({ replyId: 'msg_2' }))).remoteMessageId).not.toBe(first.remoteMessageId);
+    expect((await x.sendReply(reply({ channel: 'dm', target: '2244994945' }))).remoteMessageId).toMatch(/^sandbox_dm_/);
+  });
+
+  it('refuses what the platform would: an X reply over 280 weighted characters, a YouTube DM, a TikTok reply, an empty text', async () => {
+    expect((await replyRefusal(x, reply({ text: '番'.repeat(141) }))).message).toBe('X takes replies of at most 280 weighted characters; this one has 282.');
+    expect((await replyRefusal(youtube, reply({ channel: 'dm' }))).code).toBe('content_rejected');
+    expect((await replyRefusal(new SandboxClient('tiktok', 'http://127.0.0.1/consent', false), reply())).message).toBe('TikTok comments cannot be answered.');
+    expect((await replyRefusal(x, reply({ text: '  ' }))).point).toBe('before');
+  });
+
+  it('reads no comments: nobody comments on a sandbox account', async () => {
+    await expect(youtube.readComments()).resolves.toEqual([]);
   });
 });

@@ -73,6 +73,13 @@ describe('X fake', () => {
     expect((await failure(client().publish(post(noMedia)))).message).toContain('403');
     expect(fake.posts).toHaveLength(0);
   });
+
+  it('refuses a direct message for a token without dm.write', async () => {
+    const dm = (c: ConnectedAccount) => client().sendReply({ accessToken: c.accessToken, account: c.account, channel: 'dm', target: '2244994945', text: 'hi', replyId: 'msg_1' });
+    await expect(dm(await connectWith(client()))).resolves.toMatchObject({ remoteMessageId: expect.any(String) });
+    expect((await failure(dm(await connectWith(client(), withoutScope('dm.write', ' '))))).message).toContain('403');
+    expect(fake.replies).toHaveLength(1);
+  });
 });
 
 describe('TikTok fake', () => {
@@ -105,6 +112,7 @@ describe('YouTube fake', () => {
   let fake: YouTubeFake;
   const client = () => new YouTubeClient(fakeClientOptions(fake, YOUTUBE_PATHS));
   const upload = 'https://www.googleapis.com/auth/youtube.upload';
+  const forceSsl = 'https://www.googleapis.com/auth/youtube.force-ssl';
   beforeAll(async () => {
     fake = await startYouTubeFake();
   });
@@ -127,9 +135,19 @@ describe('YouTube fake', () => {
   });
 
   it('refuses videos.insert for a token without an upload scope', async () => {
-    const connected = await connectWith(client(), withoutScope(upload, ' '));
+    // youtube.force-ssl (asked for comments) also lets a token upload: both must be missing.
+    const connected = await connectWith(client(), (q) => [withoutScope(upload, ' '), withoutScope(forceSsl, ' ')].forEach((drop) => drop(q)));
     expect((await failure(client().publish(post(connected)))).message).toContain('insufficientPermissions');
     expect(fake.posts).toHaveLength(0);
+  });
+
+  it('refuses comments.insert and commentThreads.list for a token without youtube.force-ssl', async () => {
+    const connected = await connectWith(client(), withoutScope(forceSsl, ' '));
+    const comment = fake.addComment({ videoId: 'vid1', authorChannelId: 'UCv', authorName: 'V', text: 'hi' });
+    const reply = client().sendReply({ accessToken: connected.accessToken, account: connected.account, channel: 'comment', target: comment.id, text: 'thanks', replyId: 'msg_1' });
+    expect((await failure(reply)).message).toContain('insufficientPermissions');
+    expect((await failure(client().readComments({ accessToken: connected.accessToken, account: connected.account, since: null })))).toMatchObject({ code: 'unknown_error' });
+    expect(fake.replies).toHaveLength(0);
   });
 });
 
@@ -174,5 +192,15 @@ describe('Instagram fake', () => {
     const refused = await connectWith(client(), withoutScope('instagram_content_publish', ','));
     expect((await failure(client().publish(postOf(refused, { media: [photo] })))).message).toContain('(#10)');
     expect(fake.posts).toHaveLength(1);
+  });
+
+  it('refuses comment replies without instagram_manage_comments and messages without instagram_manage_messages', async () => {
+    const comment = fake.receiveComment({ mediaId: '17900000000000001', text: 'nice' });
+    fake.receiveMessage({ fromId: '6123', text: 'hi' });
+    const send = (c: ConnectedAccount, channel: 'comment' | 'dm') =>
+      client().sendReply({ accessToken: c.accessToken, account: c.account, channel, target: channel === 'dm' ? '6123' : comment.id, text: 'thanks', replyId: 'msg_1' });
+    expect((await failure(send(await connectWith(client(), withoutScope('instagram_manage_comments', ',')), 'comment'))).message).toContain('(#10)');
+    expect((await failure(send(await connectWith(client(), withoutScope('instagram_manage_messages', ',')), 'dm'))).message).toContain('(#10)');
+    expect(fake.replies).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { INSTAGRAM_PATHS, startInstagramFake, type InstagramFake } from '../../../../../test/fakes/platforms/instagram.js';
 import type { RecordedRequest } from '../../../../../test/fakes/platforms/fake-platform.js';
-import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
+import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery, ReplyRequest } from '../../application/ports/platform-client.js';
 import { InstagramClient } from './instagram-client.js';
 import { consentCode, failure, fakeClientOptions, formOf, mediaAt, reconcileQueryFor } from './spec-fixtures.js';
 
@@ -399,5 +399,77 @@ describe('InstagramClient: reconcile', () => {
     expect(await client().reconcile(reconcileQuery({ knownRemoteIds: new Set([id]) }))).toBeNull();
     const second = await client().publish(request());
     expect((await client().reconcile(reconcileQuery({ knownRemoteIds: new Set([id]) })))?.remotePostId).toBe(second.remotePostId);
+  });
+});
+
+describe('InstagramClient.sendReply', () => {
+  const reply = (over: Partial<ReplyRequest> = {}): ReplyRequest => ({
+    accessToken: connected.accessToken, account: connected.account, channel: 'comment', target: '', text: 'Thank you! 🍅', replyId: 'msg_01', ...over,
+  });
+  const commentOn = () => fake.receiveComment({ mediaId: '17900000000000001', text: 'Which variety is this?', fromId: '17841400000000999', username: 'tomato.fan' });
+
+  it('answers a comment under it with POST /{comment-id}/replies and the message as a form field', async () => {
+    const comment = commentOn();
+    const sent = await client().sendReply(reply({ target: comment.id }));
+    expect(fake.replies).toEqual([expect.objectContaining({ channel: 'comment', target: comment.id, text: 'Thank you! 🍅', id: sent.remoteMessageId, accountId: IG })]);
+    const [call] = fake.requestsTo(`/v21.0/${comment.id}/replies`, 'POST');
+    expect(formOf(call)).toEqual({ message: 'Thank you! 🍅' });
+    expect(call.headers.authorization).toBe(`Bearer ${connected.accessToken}`);
+  });
+
+  it('writes to someone who messaged the account within 24 hours through the Messaging API', async () => {
+    fake.receiveMessage({ fromId: '6123456789012345', text: 'hi Luna!' });
+    const sent = await client().sendReply(reply({ channel: 'dm', target: '6123456789012345', text: 'Hi! 👋' }));
+    expect(sent.remoteMessageId).toMatch(/^aWdfZAG1/);
+    expect(fake.replies).toEqual([expect.objectContaining({ channel: 'dm', target: '6123456789012345', text: 'Hi! 👋', id: sent.remoteMessageId })]);
+    const [call] = fake.requestsTo(`/v21.0/${IG}/messages`, 'POST');
+    expect(JSON.parse(call.body.toString())).toEqual({ recipient: { id: '6123456789012345' }, message: { text: 'Hi! 👋' } });
+  });
+
+  it('surfaces a message outside the 24-hour window as content_rejected, nothing sent', async () => {
+    fake.receiveMessage({ fromId: '6123456789012345', text: 'hi', at: new Date(Date.now() - 25 * 3600_000) });
+    const err = await failure(client().sendReply(reply({ channel: 'dm', target: '6123456789012345' })));
+    expect([err.code, err.point]).toEqual(['content_rejected', 'before']);
+    expect(err.message).toContain('outside of allowed window');
+    expect(fake.replies).toEqual([]);
+  });
+
+  it('refuses a comment reply over 2,200 characters and a message over 1,000 before any call', async () => {
+    const comment = commentOn();
+    const long = await failure(client().sendReply(reply({ target: comment.id, text: 'a'.repeat(2201) })));
+    expect([long.code, long.point, long.message]).toEqual(['content_rejected', 'before', 'Instagram takes replies of at most 2200 characters; this one has 2201.']);
+    await client().sendReply(reply({ target: comment.id, text: '🍅'.repeat(2200) }));
+    const dm = await failure(client().sendReply(reply({ channel: 'dm', target: '6123456789012345', text: 'b'.repeat(1001) })));
+    expect(dm.code).toBe('content_rejected');
+    expect(fake.requests.filter((r) => r.path.endsWith('/messages'))).toEqual([]);
+    expect(fake.replies).toHaveLength(1);
+  });
+
+  it('maps a 429 with Retry-After to rate_limited before the send, and an expired token to token_expired', async () => {
+    const comment = commentOn();
+    fake.setMode({ kind: 'rate_limit', times: 1, retryAfterSeconds: 7, on: 'reply' });
+    const limited = await failure(client().sendReply(reply({ target: comment.id })));
+    expect([limited.code, limited.point, limited.retryAfterMs]).toEqual(['rate_limited', 'before', 7000]);
+    fake.expireTokens();
+    const expired = await failure(client().sendReply(reply({ target: comment.id })));
+    expect([expired.code, expired.point]).toEqual(['token_expired', 'before']);
+    expect(fake.replies).toEqual([]);
+  });
+
+  it('reports a 5xx after the reply was made, or no answer in time, as network_error with an unknown outcome, sent once', async () => {
+    const comment = commentOn();
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    const lost = await failure(client().sendReply(reply({ target: comment.id })));
+    expect([lost.code, lost.point]).toEqual(['network_error', 'unknown']);
+    expect(fake.repliesTo(comment.id)).toHaveLength(1);
+    expect(fake.requestsTo(`/v21.0/${comment.id}/replies`, 'POST')).toHaveLength(1);
+    fake.setMode({ kind: 'hang', on: 'reply' });
+    const silent = await failure(client({ timeoutMs: 200 }).sendReply(reply({ target: comment.id, text: 'again' })));
+    expect([silent.code, silent.point]).toEqual(['network_error', 'unknown']);
+  });
+
+  it('answers a comment Graph does not know as content_rejected', async () => {
+    const err = await failure(client().sendReply(reply({ target: '17999999999999999' })));
+    expect([err.code, err.point]).toEqual(['content_rejected', 'before']);
   });
 });

@@ -1,4 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { startInstagramFake } from '../../../../../test/fakes/platforms/instagram.js';
+import {
+  INSTAGRAM_TEST_APP_SECRET, INSTAGRAM_TEST_VERIFY_TOKEN, instagramCommentDelivery, instagramMessageDelivery, instagramVerificationQuery, X_TEST_CONSUMER_SECRET, xCrcExpected,
+  xDirectMessageDelivery, xMentionDelivery,
+} from '../../../../../test/fakes/platforms/webhooks.js';
+import { startXFake } from '../../../../../test/fakes/platforms/x.js';
 import { instagramChallenge, verifyInstagramSignature, verifyXSignature, xCrcResponse } from './webhook-signatures.js';
 
 // Digests worked out once with `openssl dgst -sha256 -hmac`: the functions must agree with them, not with themselves.
@@ -60,5 +66,38 @@ describe('instagramChallenge', () => {
     expect(instagramChallenge('verify-me', query({ 'hub.challenge': undefined }))).toBeNull();
     expect(instagramChallenge('verify-me', query({ 'hub.verify_token': ['verify-me'] }))).toBeNull();
     expect(instagramChallenge('', query({ 'hub.verify_token': '' }))).toBeNull();
+  });
+});
+
+describe('the test-side deliveries (test/fakes/platforms/webhooks.ts) against these checks', () => {
+  it('signs Instagram comments and messages in the real payload shapes', async () => {
+    const ig = await startInstagramFake();
+    try {
+      const comment = ig.receiveComment({ mediaId: '17900000000000001', text: 'love it', fromId: '1784', username: 'fan' });
+      const d = instagramCommentDelivery(INSTAGRAM_TEST_APP_SECRET, comment);
+      expect(verifyInstagramSignature(INSTAGRAM_TEST_APP_SECRET, d.body, d.headers['X-Hub-Signature-256'])).toBe(true);
+      expect(d.payload).toEqual({ object: 'instagram', entry: [{ id: ig.options.accountId, time: comment.time, changes: [{ field: 'comments', value: { id: comment.id, text: 'love it', from: { id: '1784', username: 'fan' }, media: { id: '17900000000000001', media_product_type: 'FEED' } } }] }] });
+      const echo = instagramMessageDelivery(INSTAGRAM_TEST_APP_SECRET, ig.receiveMessage({ fromId: '6123', text: 'hi' }), { isEcho: true });
+      expect(verifyInstagramSignature(INSTAGRAM_TEST_APP_SECRET, echo.body, echo.headers['X-Hub-Signature-256'])).toBe(true);
+      expect((echo.payload as { entry: [{ messaging: [{ sender: { id: string }; message: { is_echo?: boolean } }] }] }).entry[0].messaging[0]).toMatchObject({ sender: { id: ig.options.accountId }, message: { text: 'hi', is_echo: true } });
+      expect(instagramChallenge(INSTAGRAM_TEST_VERIFY_TOKEN, Object.fromEntries(instagramVerificationQuery(INSTAGRAM_TEST_VERIFY_TOKEN)))).toBe('1158201444');
+    } finally {
+      await ig.close();
+    }
+  });
+
+  it('signs X DMs and mentions, and expects the CRC answer these checks give', async () => {
+    const x = await startXFake();
+    try {
+      const dm = xDirectMessageDelivery(X_TEST_CONSUMER_SECRET, x.options.accountId!, { senderId: '2244994945', recipientId: x.options.accountId!, text: 'hello' });
+      expect(verifyXSignature(X_TEST_CONSUMER_SECRET, dm.body, dm.headers['x-twitter-webhooks-signature'])).toBe(true);
+      const mention = x.addMention({ text: '@luna_grows hi', authorId: '33', authorUsername: 'friend', createdAt: new Date('2018-10-10T20:19:24Z') });
+      const m = xMentionDelivery(X_TEST_CONSUMER_SECRET, mention);
+      expect(verifyXSignature(X_TEST_CONSUMER_SECRET, m.body, m.headers['x-twitter-webhooks-signature'])).toBe(true);
+      expect((m.payload as { tweet_create_events: [{ created_at: string; id_str: string }] }).tweet_create_events[0]).toMatchObject({ created_at: 'Wed Oct 10 20:19:24 +0000 2018', id_str: mention.id });
+      expect(xCrcResponse(X_TEST_CONSUMER_SECRET, 'tok')).toEqual(xCrcExpected(X_TEST_CONSUMER_SECRET, 'tok'));
+    } finally {
+      await x.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { parseMultipart, startXFake, X_PATHS, type XFake } from '../../../../../test/fakes/platforms/x.js';
-import type { ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
+import type { CommentsQuery, ConnectedAccount, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery, ReplyRequest } from '../../application/ports/platform-client.js';
 import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce, reconcileQueryFor } from './spec-fixtures.js';
 import { multipart, tweetText, tweetWeight, XClient } from './x-client.js';
 
@@ -301,5 +301,95 @@ describe('X text and multipart helpers', () => {
   it('builds a body the fake parses back', () => {
     const { body, contentType } = multipart([{ name: 'a', value: 'b' }]);
     expect(parseMultipart(body, contentType)?.map((p) => [p.name, p.data.toString()])).toEqual([['a', 'b']]);
+  });
+});
+
+describe('XClient.sendReply', () => {
+  const reply = (over: Partial<ReplyRequest> = {}): ReplyRequest => ({
+    accessToken: connected.accessToken, account: connected.account, channel: 'comment', target: '', text: 'Thanks for asking! 🍅', replyId: 'msg_01', ...over,
+  });
+  const mention = () => fake.addMention({ text: '@luna_grows which variety?', authorId: '2244994945', authorUsername: 'tomato_fan' });
+
+  it('answers a mention with a reply post naming it', async () => {
+    const m = mention();
+    const sent = await client().sendReply(reply({ target: m.id }));
+    expect(fake.replies).toEqual([expect.objectContaining({ channel: 'comment', target: m.id, text: 'Thanks for asking! 🍅', id: sent.remoteMessageId })]);
+    expect(JSON.parse(tweets()[0].body.toString())).toEqual({ text: 'Thanks for asking! 🍅', reply: { in_reply_to_tweet_id: m.id } });
+    expect(fake.posts).toEqual([]);
+  });
+
+  it('sends a direct message in the one-to-one conversation and answers its event id', async () => {
+    const sent = await client().sendReply(reply({ channel: 'dm', target: '2244994945', text: 'Hi there' }));
+    expect(fake.replies).toEqual([expect.objectContaining({ channel: 'dm', target: '2244994945', text: 'Hi there', id: sent.remoteMessageId })]);
+    const [call] = fake.requestsTo('/2/dm_conversations/with/2244994945/messages', 'POST');
+    expect(JSON.parse(call.body.toString())).toEqual({ text: 'Hi there' });
+    expect(call.headers.authorization).toBe(`Bearer ${connected.accessToken}`);
+  });
+
+  it('refuses a reply over 280 weighted characters (CJK weighs 2) and a DM over 10,000 before any call', async () => {
+    const m = mention();
+    const cjk = await failure(client().sendReply(reply({ target: m.id, text: '番'.repeat(141) })));
+    expect([cjk.code, cjk.point, cjk.message]).toEqual(['content_rejected', 'before', 'X takes replies of at most 280 weighted characters; this one has 282.']);
+    expect((await failure(client().sendReply(reply({ channel: 'dm', target: '2244994945', text: 'x'.repeat(10_001) })))).code).toBe('content_rejected');
+    expect(fake.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    await client().sendReply(reply({ target: m.id, text: '番'.repeat(140) }));
+    expect(fake.replies).toHaveLength(1);
+  });
+
+  it('maps a 429 to rate_limited with Retry-After and a refused token to token_expired, nothing sent', async () => {
+    const m = mention();
+    fake.setMode({ kind: 'rate_limit', times: 1, retryAfterSeconds: 3, on: 'reply' });
+    const limited = await failure(client().sendReply(reply({ target: m.id })));
+    expect([limited.code, limited.point, limited.retryAfterMs]).toEqual(['rate_limited', 'before', 3000]);
+    const refused = await failure(client().sendReply(reply({ channel: 'dm', target: '2244994945', accessToken: 'at_unknown' })));
+    expect([refused.code, refused.point]).toEqual(['token_expired', 'before']);
+    expect(fake.replies).toEqual([]);
+  });
+
+  it('reports a 5xx after the reply was made as an unknown outcome, sent once; a reply to a post X does not show is content_rejected', async () => {
+    const m = mention();
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    const lost = await failure(client().sendReply(reply({ target: m.id })));
+    expect([lost.code, lost.point]).toEqual(['network_error', 'unknown']);
+    expect(fake.repliesTo(m.id)).toHaveLength(1);
+    expect(tweets()).toHaveLength(1);
+    const gone = await failure(client().sendReply(reply({ target: '1790000000000000999' })));
+    expect([gone.code, gone.point]).toEqual(['content_rejected', 'before']);
+  });
+});
+
+describe('XClient.readComments (mentions)', () => {
+  const query = (over: Partial<CommentsQuery> = {}): CommentsQuery => ({ accessToken: connected.accessToken, account: connected.account, since: null, ...over });
+
+  it('reads mentions since `since`, page by page, with their authors and the post they answer', async () => {
+    const post = fake.recordPost({ id: fake.nextTweetId(), accountId: connected.account.id, text: 'Balcony tomatoes', mediaUrls: [], extra: {} });
+    fake.addMention({ text: 'old one', authorId: '11', authorUsername: 'early', createdAt: new Date(Date.now() - 3600_000) });
+    const since = new Date(Date.now() - 60_000);
+    for (let i = 0; i < 105; i++) fake.addMention({ text: `@luna_grows nice ${i}`, authorId: '2244994945', authorUsername: 'tomato_fan', authorName: 'Tomato Fan', inReplyToTweetId: post.id });
+    const standalone = fake.addMention({ text: '@luna_grows hello', authorId: '33', authorUsername: 'new_friend' });
+    let calls = 0;
+    const read = await client().readComments(query({ since, beforeCall: async () => void (calls += 1) }));
+    expect(read).toHaveLength(106);
+    expect(calls).toBe(2);
+    expect(read[0]).toEqual({ remoteMessageId: standalone.id, authorId: '33', authorName: 'new_friend', text: '@luna_grows hello', createdAt: standalone.createdAt, remotePostId: null });
+    expect(read[1]).toMatchObject({ authorId: '2244994945', authorName: 'tomato_fan', text: '@luna_grows nice 104', remotePostId: post.id });
+    const [first] = fake.requestsTo(`/2/users/${connected.account.id}/mentions`, 'GET');
+    expect(Object.fromEntries(first.query)).toMatchObject({
+      max_results: '100', start_time: new Date(Math.floor(since.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+      'tweet.fields': 'author_id,created_at,conversation_id,in_reply_to_user_id', expansions: 'author_id',
+    });
+  });
+
+  it('reads the latest page only without `since`', async () => {
+    for (let i = 0; i < 120; i++) fake.addMention({ text: `m${i}`, authorId: '44', authorUsername: 'many' });
+    expect(await client().readComments(query())).toHaveLength(100);
+    expect(fake.requestsTo(`/2/users/${connected.account.id}/mentions`, 'GET')).toHaveLength(1);
+  });
+
+  it('maps a 429 on the read to rate_limited with Retry-After and reads nothing more', async () => {
+    fake.setMode({ kind: 'rate_limit', times: 1, retryAfterSeconds: 60, on: 'comments' });
+    const err = await failure(client().readComments(query({ since: new Date(Date.now() - 1000) })));
+    expect([err.code, err.retryAfterMs]).toEqual(['rate_limited', 60_000]);
+    expect(fake.requestsTo(`/2/users/${connected.account.id}/mentions`, 'GET')).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { googleError, startYouTubeFake, YOUTUBE_PATHS, type YouTubeFake } from '../../../../../test/fakes/platforms/youtube.js';
-import type { PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery } from '../../application/ports/platform-client.js';
+import type { CommentsQuery, PlatformClientOptions, PublishMedia, PublishRequest, ReconcileQuery, ReplyRequest } from '../../application/ports/platform-client.js';
 import { consentCode, failure, fakeClientOptions, formOf, mediaAt, pkce, reconcileQueryFor } from './spec-fixtures.js';
 import { YouTubeClient } from './youtube-client.js';
 
@@ -261,5 +261,83 @@ describe('YouTubeClient reconcile', () => {
     expect(await client().reconcile(query({ since: new Date(Date.now() + 120_000) }))).toBeNull();
     expect(await client().reconcile(query({ knownRemoteIds: new Set([published.remotePostId]) }))).toBeNull();
     expect(await client().reconcile(query({ since: new Date(Date.now() + 30_000) }))).toEqual(published);
+  });
+});
+
+describe('YouTubeClient.sendReply', () => {
+  const reply = (over: Partial<ReplyRequest> = {}): ReplyRequest => ({
+    accessToken: token, account: { id: CHANNEL, name: 'Luna Gardens' }, channel: 'comment', target: '', text: 'Thanks for watching! <3', replyId: 'msg_01', ...over,
+  });
+  const comment = () => fake.addComment({ videoId: 'vid00000001', authorChannelId: 'UCviewer0000000000000001', authorName: 'Tomato Fan', text: 'Which variety?' });
+
+  it('answers a top-level comment with comments.insert (part=snippet, parentId and textOriginal)', async () => {
+    const c = comment();
+    const sent = await client().sendReply(reply({ target: c.id }));
+    expect(fake.replies).toEqual([expect.objectContaining({ channel: 'comment', target: c.id, text: 'Thanks for watching! <3', id: sent.remoteMessageId, accountId: CHANNEL })]);
+    const [call] = fake.requestsTo('/youtube/v3/comments', 'POST');
+    expect(call.query.get('part')).toBe('snippet');
+    expect(JSON.parse(call.body.toString())).toEqual({ snippet: { parentId: c.id, textOriginal: 'Thanks for watching! <3' } });
+  });
+
+  it('refuses a direct message (YouTube has none) and a reply over 10,000 characters before any call', async () => {
+    const c = comment();
+    const dm = await failure(client().sendReply(reply({ channel: 'dm', target: 'UCviewer0000000000000001' })));
+    expect([dm.code, dm.point, dm.message]).toEqual(['content_rejected', 'before', 'YouTube has no direct messages to reply in.']);
+    expect((await failure(client().sendReply(reply({ target: c.id, text: 'y'.repeat(10_001) })))).code).toBe('content_rejected');
+    expect(fake.requestsTo('/youtube/v3/comments', 'POST')).toEqual([]);
+  });
+
+  it('maps a 429 to rate_limited, quotaExceeded to rate_limited, and a refused token to token_expired, nothing sent', async () => {
+    const c = comment();
+    fake.setMode({ kind: 'rate_limit', times: 1, retryAfterSeconds: 5, on: 'reply' });
+    const limited = await failure(client().sendReply(reply({ target: c.id })));
+    expect([limited.code, limited.point, limited.retryAfterMs]).toEqual(['rate_limited', 'before', 5000]);
+    fake.setMode({ kind: 'fail', status: 403, times: 1, on: 'reply', body: googleError(403, 'quotaExceeded', 'The request cannot be completed because you have exceeded your quota.') });
+    expect((await failure(client().sendReply(reply({ target: c.id })))).code).toBe('rate_limited');
+    const refused = await failure(client().sendReply(reply({ target: c.id, accessToken: 'at_revoked' })));
+    expect([refused.code, refused.point]).toEqual(['token_expired', 'before']);
+    expect(fake.replies).toEqual([]);
+  });
+
+  it('reports a 5xx after the reply was made as an unknown outcome, sent once; an unknown parent is content_rejected', async () => {
+    const c = comment();
+    fake.setMode({ kind: 'lose_reply', times: 1 });
+    const lost = await failure(client().sendReply(reply({ target: c.id })));
+    expect([lost.code, lost.point]).toEqual(['network_error', 'unknown']);
+    expect(fake.repliesTo(c.id)).toHaveLength(1);
+    expect(fake.requestsTo('/youtube/v3/comments', 'POST')).toHaveLength(1);
+    const gone = await failure(client().sendReply(reply({ target: 'UgzUnknownComment' })));
+    expect([gone.code, gone.point]).toEqual(['content_rejected', 'before']);
+    expect(gone.message).toContain('commentNotFound');
+  });
+});
+
+describe('YouTubeClient.readComments (commentThreads)', () => {
+  const query = (over: Partial<CommentsQuery> = {}): CommentsQuery => ({ accessToken: token, account: { id: CHANNEL, name: 'Luna Gardens' }, since: null, ...over });
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
+
+  it('reads the channel’s comments newest first, paging until one is not newer than `since`', async () => {
+    fake.addComment({ videoId: 'vidOld', authorChannelId: 'UCold', authorName: 'Old', text: 'long ago', publishedAt: at(120) });
+    for (let i = 0; i < 150; i++) fake.addComment({ videoId: 'vid1', authorChannelId: `UCviewer${i}`, authorName: `Viewer ${i}`, text: `comment <${i}> & more`, publishedAt: at(50 - i * 0.1) });
+    fake.addComment({ videoId: 'vidOther', authorChannelId: 'UCx', authorName: 'X', text: 'elsewhere', channelId: 'UCanotherChannel' });
+    let calls = 0;
+    const read = await client().readComments(query({ since: at(60), beforeCall: async () => void (calls += 1) }));
+    expect(read).toHaveLength(150);
+    expect(calls).toBe(2);
+    expect(read[0]).toEqual({ remoteMessageId: fake.comments[150].id, authorId: 'UCviewer149', authorName: 'Viewer 149', text: 'comment <149> & more', createdAt: fake.comments[150].publishedAt, remotePostId: 'vid1' });
+    const [first, second] = fake.requestsTo('/youtube/v3/commentThreads', 'GET');
+    expect(Object.fromEntries(first.query)).toEqual({ part: 'snippet', allThreadsRelatedToChannelId: CHANNEL, order: 'time', maxResults: '100', textFormat: 'plainText' });
+    expect(second.query.get('pageToken')).toBeTruthy();
+  });
+
+  it('stops at the first page without `since`, and reads nothing older than `since`', async () => {
+    for (let i = 0; i < 130; i++) fake.addComment({ videoId: 'vid1', authorChannelId: 'UCv', authorName: 'V', text: `c${i}`, publishedAt: at(200 - i) });
+    expect(await client().readComments(query())).toHaveLength(100);
+    expect(await client().readComments(query({ since: at(75) }))).toHaveLength(4);
+  });
+
+  it('maps quotaExceeded on the read to rate_limited', async () => {
+    fake.setMode({ kind: 'fail', status: 403, times: 1, on: 'comments', body: googleError(403, 'quotaExceeded', 'The request cannot be completed because you have exceeded your quota.') });
+    expect((await failure(client().readComments(query()))).code).toBe('rate_limited');
   });
 });

@@ -145,10 +145,18 @@ export class YouTubeClient implements PlatformClient {
    */
   async sendReply(request: ReplyRequest): Promise<ReplyResult> {
     assertReplyAccepted(this.platform, request);
-    const { data } = await this.call<{ id?: string }>(`${this.options.apiUrl}/comments?part=snippet`, {
-      what: 'the comment reply', method: 'POST', bearer: request.accessToken, json: { snippet: { parentId: request.target, textOriginal: request.text } }, irreversible: true,
-    });
-    return sentReply('YouTube', data.id, 'the comment reply');
+    try {
+      const { data } = await this.call<{ id?: string }>(`${this.options.apiUrl}/comments?part=snippet`, {
+        what: 'the comment reply', method: 'POST', bearer: request.accessToken, json: { snippet: { parentId: request.target, textOriginal: request.text } }, irreversible: true,
+      });
+      return sentReply('YouTube', data.id, 'the comment reply');
+    } catch (err) {
+      // 404 commentNotFound: the comment answered was deleted or hidden; this reply can never be sent.
+      if (err instanceof PublishFailure && err.code === 'unknown_error' && err.point === 'before' && / 404 /.test(err.message)) {
+        throw new PublishFailure('content_rejected', `YouTube no longer shows the comment answered: ${err.message}`);
+      }
+      throw err;
+    }
   }
 
   /** Comments on the channel's videos since `since` (`commentThreads.list`, 1 quota unit a page). */
