@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { analytics } from './analytics.js';
 import { billing } from './billing.js';
 import { content } from './content.js';
+import { engagement } from './engagement.js';
 import { foundation } from './foundation.js';
 import { lora } from './lora.js';
 import { marketplace } from './marketplace.js';
@@ -11,4 +12,4 @@ import { voice } from './voice.js';
 import { webhooks } from './webhooks.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. Add new scenarios here. */
-export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics, billing, webhooks];
+export const SCENARIOS: Scenario[] = [foundation, content, marketplace, publishing, lora, voice, routing, analytics, billing, webhooks, engagement];
