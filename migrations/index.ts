@@ -27,6 +27,7 @@ import { SessionActivity1733450000000 } from './1733450000000-session-activity.j
 import { DataRights1733460000000 } from './1733460000000-data-rights.js';
 import { Billing1733470000000 } from './1733470000000-billing.js';
 import { Webhooks1733490000000 } from './1733490000000-webhooks.js';
+import { Monetization1733520000000 } from './1733520000000-monetization.js';
 import { WebhookClaims1733500000000 } from './1733500000000-webhook-claims.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   Billing1733470000000,
   Webhooks1733490000000,
   WebhookClaims1733500000000,
+  Monetization1733520000000,
 ];

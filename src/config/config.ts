@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseBillingSettings, type BillingSettings } from '../modules/billing/billing.settings.js';
 import { parseWebhooksSettings, type WebhooksSettings } from '../modules/webhooks/webhooks.settings.js';
 import { parseNotificationsSettings, type NotificationsSettings } from '../modules/notifications/notifications.settings.js';
+import { parseMonetizationSettings, type MonetizationSettings } from '../modules/monetization/monetization.settings.js';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
 export class ConfigError extends Error {}
@@ -606,6 +607,8 @@ export class AppConfig {
   readonly billing: BillingSettings;
   /** Outbound webhooks (the webhooks context's own settings). */
   readonly webhooks: WebhooksSettings;
+  /** Affiliate links, click counting and revenue (the monetization context's own settings). */
+  readonly monetization: MonetizationSettings;
   readonly dataRights: DataRightsSettings;
 
   constructor(env: Env = {}) {
@@ -796,6 +799,7 @@ export class AppConfig {
       this.notifications = parseNotificationsSettings(env);
       this.billing = parseBillingSettings(env);
       this.webhooks = parseWebhooksSettings(env);
+      this.monetization = parseMonetizationSettings(env);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }
