@@ -670,7 +670,7 @@ export class AppConfig {
     }
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
-    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100000);
+    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
     this.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600);
