@@ -78,7 +78,7 @@ describe('click flush', () => {
   it('flushes only where background work runs', () => {
     const store = new MemoryClickStore();
     const { repo } = fakeDatabase();
-    expect(new ClickFlushLoop('api', { ...config, runJobsInApi: false } as AppConfig, ds, store, repo).flushes).toBe(false);
+    expect(new ClickFlushLoop('api', { ...config, runJobsInApi: false }, ds, store, repo).flushes).toBe(false);
     expect(new ClickFlushLoop('api', config, ds, store, repo).flushes).toBe(true);
     expect(loop(store, repo).flushes).toBe(true);
   });
