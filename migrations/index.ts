@@ -30,6 +30,7 @@ import { Webhooks1733490000000 } from './1733490000000-webhooks.js';
 import { WebhookClaims1733500000000 } from './1733500000000-webhook-claims.js';
 import { ConnectionAccounts1733505000000 } from './1733505000000-connection-accounts.js';
 import { Engagement1733520000000 } from './1733520000000-engagement.js';
+import { Monetization1733530000000 } from './1733530000000-monetization.js';
 
 /** Every migration, in order. TypeORM runs them at start-up and through `npm run migration:run`. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   WebhookClaims1733500000000,
   ConnectionAccounts1733505000000,
   Engagement1733520000000,
+  Monetization1733530000000,
 ];

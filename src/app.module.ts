@@ -28,6 +28,7 @@ import { CharactersModule } from './modules/characters/characters.module.js';
 import { ContentModule } from './modules/content/content.module.js';
 import { LoraModule } from './modules/lora/index.js';
 import { MotionTransferModule } from './modules/motion-transfer/index.js';
+import { MonetizationModule } from './modules/monetization/index.js';
 import { McpModule } from './modules/mcp/index.js';
 import { TalkingHeadModule } from './modules/talking-head/index.js';
 import { VoiceModule } from './modules/voice/index.js';
@@ -76,6 +77,7 @@ export class AppModule {
         TalkingHeadModule,
         MarketplaceModule,
         PublishingModule,
+        MonetizationModule,
         AnalyticsModule,
         SelfHostedRoutingModule,
         BrandingModule,

@@ -6,6 +6,7 @@ import { CONTENT_ERRORS } from './modules/content/index.js';
 import { LORA_ERRORS } from './modules/lora/index.js';
 import { MARKETPLACE_ERRORS } from './modules/marketplace/index.js';
 import { MCP_ERRORS } from './modules/mcp/index.js';
+import { MONETIZATION_ERRORS } from './modules/monetization/index.js';
 import { BRANDING_ERRORS, ORGANISATIONS_ERRORS } from './modules/organisations/index.js';
 import { PUBLISHING_ERRORS } from './modules/publishing/index.js';
 import { TALKING_HEAD_ERRORS } from './modules/talking-head/index.js';
@@ -34,6 +35,7 @@ const ERROR_TABLES = {
   branding: BRANDING_ERRORS,
   webhooks: WEBHOOKS_ERRORS,
   mcp: MCP_ERRORS,
+  monetization: MONETIZATION_ERRORS,
 } as const satisfies ErrorTables;
 
 /** Fails to compile, naming the code, when two registered tables declare the same code. */

@@ -6,6 +6,7 @@ import { parseBillingSettings, type BillingSettings } from '../modules/billing/b
 import { parseWebhooksSettings, type WebhooksSettings } from '../modules/webhooks/webhooks.settings.js';
 import { parseNotificationsSettings, type NotificationsSettings } from '../modules/notifications/notifications.settings.js';
 import { parseEngagementSettings, type EngagementSettings } from '../modules/engagement/engagement.settings.js';
+import { parseMonetizationSettings, type MonetizationSettings } from '../modules/monetization/monetization.settings.js';
 
 /** Raised for a bad setting; start-up prints its one line and stops. */
 export class ConfigError extends Error {}
@@ -609,6 +610,8 @@ export class AppConfig {
   readonly webhooks: WebhooksSettings;
   /** Comment and DM responder (the engagement context's own settings). */
   readonly engagement: EngagementSettings;
+  /** Affiliate links, click counting and revenue (the monetization context's own settings). */
+  readonly monetization: MonetizationSettings;
   readonly dataRights: DataRightsSettings;
 
   constructor(env: Env = {}) {
@@ -670,7 +673,7 @@ export class AppConfig {
     }
     this.rateLimitWindowSeconds = int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600);
     this.authRateLimitPerMinute = int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100000);
-    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100000);
+    this.openRateLimitPerMinute = int(env, 'OPEN_RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000);
     this.rateLimitMultiplier = int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 100000);
     this.socketRecheckSeconds = int(env, 'SOCKET_RECHECK_SECONDS', 30, 1, 30);
     this.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600);
@@ -800,6 +803,7 @@ export class AppConfig {
       this.billing = parseBillingSettings(env);
       this.webhooks = parseWebhooksSettings(env);
       this.engagement = parseEngagementSettings(env);
+      this.monetization = parseMonetizationSettings(env);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }

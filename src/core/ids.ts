@@ -4,7 +4,7 @@ import { randomFillSync } from 'node:crypto';
 export const ID_PREFIXES = [
   'user', 'ws', 'char', 'ref', 'cnt', 'job', 'sch', 'mkt', 'pur', 'rev', 'key', 'int',
   'lora', 'limg', 'voice', 'aud', 'th', 'mt', 'ep', 'led', 'ses', 'req', 'rtk', 'inv', 'log',
-  'evt', 'mail', 'atk', 'rcv', 'exp', 'whe', 'whd', 'cnv', 'cmsg',
+  'evt', 'mail', 'atk', 'rcv', 'exp', 'whe', 'whd', 'cnv', 'cmsg', 'lnk', 'rvn',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

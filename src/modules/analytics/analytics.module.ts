@@ -1,5 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { CharactersModule } from '../characters/index.js';
+import { MonetizationModule } from '../monetization/index.js';
 import { PostingHistories, PublishingFacade, PublishingModule } from '../publishing/index.js';
 import { AnalyticsController } from './api/analytics.controller.js';
 import { AnalyticsSyncJob } from './application/analytics-sync.job.js';
@@ -14,10 +15,11 @@ import { AnalyticsDataContributor } from './infrastructure/analytics-data.contri
 
 /**
  * Analytics (contract §15): metric storage, the sync jobs and their scheduler, the routes, and the
- * characters' follower counts. Platform calls go through publishing (`MetricsSource`).
+ * characters' follower counts. Platform calls go through publishing (`MetricsSource`); the
+ * overview's earnings come from monetization's facade.
  */
 @Module({
-  imports: [CharactersModule, PublishingModule],
+  imports: [CharactersModule, PublishingModule, MonetizationModule],
   controllers: [AnalyticsController],
   providers: [AnalyticsDataContributor,
     { provide: MetricsSource, useExisting: PublishingFacade },

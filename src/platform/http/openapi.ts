@@ -157,6 +157,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   mcp: 'The Model Context Protocol server: the agency API as tools for AI agents (API keys).',
   media: 'Stored media, by signed key.',
   moderation: 'Approving and rejecting generated content.',
+  monetization: 'Affiliate links and their public redirect, click counts, revenue entries and the revenue summary.',
   'motion-transfer': 'Motion transfer videos of a character.',
   operator: 'Operator endpoints: metrics and the queue board.',
   organizations: 'Workspaces (organizations), members, branding and audit log.',

@@ -5,6 +5,7 @@ import { AppError, offsetOf, type Page, type PageRequest, type Platform } from '
 import { inTransaction } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import { CharactersFacade } from '../../characters/index.js';
+import { MonetizationFacade, type EarningsOverview } from '../../monetization/index.js';
 import type { PostMetrics } from '../../publishing/index.js';
 import { rangeInstants, resolveRange, type DayRange } from '../domain/date-range.js';
 import { engagementRate } from '../domain/engagement.js';
@@ -30,6 +31,8 @@ export interface Overview {
   byPlatform: Array<PlatformTotals & { engagementRate: number | null; followers: number | null }>;
   syncedAt: Date | null;
   simulated: boolean;
+  /** Revenue and counted link clicks per character over the same days (the monetization context's). */
+  earnings: EarningsOverview;
 }
 
 /** Sums metrics; a metric no row reports stays null. */
@@ -48,6 +51,7 @@ export class AnalyticsService {
     private readonly states: SyncStateRepository,
     private readonly characters: CharactersFacade,
     private readonly jobs: Jobs,
+    private readonly monetization: MonetizationFacade,
   ) {}
 
   /** The filter of a request: a foreign or missing character is 404, a bad range 400. */
@@ -60,12 +64,13 @@ export class AnalyticsService {
   async overview(workspaceId: string, q: { characterId?: string; from?: string; to?: string }): Promise<Overview> {
     const { filter, range } = await this.filterOf(workspaceId, q);
     const m = this.ds.manager;
-    // Four independent reads on pooled connections: the answer waits for the slowest, not their sum.
-    const [platforms, followers, top, syncedAt] = await Promise.all([
+    // Five independent reads on pooled connections: the answer waits for the slowest, not their sum.
+    const [platforms, followers, top, syncedAt, earnings] = await Promise.all([
       this.reads.byPlatform(m, filter),
       this.reads.followers(m, workspaceId, q.characterId, range.from, range.to),
       this.reads.top(m, filter, TOP_POSTS),
       this.states.lastSyncedAt(m, workspaceId),
+      this.monetization.earnings(workspaceId, { fromDay: range.from, toDay: range.to, characterId: q.characterId }),
     ]);
     const lastFollowers = new Map<Platform, number>();
     for (const point of followers) lastFollowers.set(point.platform, point.count);
@@ -78,6 +83,7 @@ export class AnalyticsService {
       byPlatform: platforms.map((p) => ({ ...p, engagementRate: engagementRate(p.metrics), followers: lastFollowers.get(p.platform) ?? null })),
       syncedAt,
       simulated: platforms.some((p) => p.simulated) || followers.some((f) => f.simulated),
+      earnings,
     };
   }
 

@@ -57,6 +57,10 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_disabled',
   'webhook.test_sent',
   'webhook.delivery_retried',
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'revenue.recorded',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -30,6 +30,12 @@ export function toOverviewBody(o: Overview): Record<string, unknown> {
     })),
     synced_at: iso(o.syncedAt),
     simulated: o.simulated,
+    earnings: {
+      currency: o.earnings.currency,
+      revenue: o.earnings.revenue,
+      clicks: o.earnings.clicks,
+      by_character: o.earnings.characters.map((c) => ({ character_id: c.characterId, revenue: c.revenue, clicks: c.clicks })),
+    },
   };
 }
 
@@ -80,6 +86,19 @@ export class PlatformTotalsDoc extends TotalsDoc {
   @ApiProperty() simulated!: boolean;
 }
 
+export class CharacterEarningsDoc {
+  @ApiProperty({ example: 'char_01HV3K5Y8M2N4P6Q8R0S2T4V6W' }) character_id!: string;
+  @ApiProperty({ type: 'integer', description: 'Revenue entries that occurred on the range’s days, in minor units.' }) revenue!: number;
+  @ApiProperty({ type: 'integer', description: 'Counted (flushed) clicks of the character’s affiliate links on the range’s days.' }) clicks!: number;
+}
+
+export class EarningsDoc {
+  @ApiProperty({ example: 'USD', description: 'The workspace’s currency (ISO 4217).' }) currency!: string;
+  @ApiProperty({ type: 'integer', description: 'Minor units.' }) revenue!: number;
+  @ApiProperty({ type: 'integer' }) clicks!: number;
+  @ApiProperty({ type: [CharacterEarningsDoc], description: 'Characters with revenue or clicks in range (only the filtered one with character_id), highest revenue first.' }) by_character!: CharacterEarningsDoc[];
+}
+
 export class OverviewDoc {
   @ApiProperty({ format: 'date' }) from!: string;
   @ApiProperty({ format: 'date' }) to!: string;
@@ -89,6 +108,7 @@ export class OverviewDoc {
   @ApiProperty({ type: [PlatformTotalsDoc], description: 'Per platform: posts, summed metrics, engagement_rate, latest followers in range.' }) by_platform!: PlatformTotalsDoc[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) synced_at!: string | null;
   @ApiProperty() simulated!: boolean;
+  @ApiProperty({ type: EarningsDoc, description: 'Revenue and affiliate-link clicks per character over the same days (docs/monetization.md).' }) earnings!: EarningsDoc;
 }
 
 export class SyncJobEnvelope {
