@@ -26,7 +26,7 @@ export interface OutboxEventPayloads {
   /** A subscription payment failed; the provider retries it. `hostedUrl`: where to pay. Mail goes to the owners. */
   'billing.payment_failed': { invoiceId: string; amount: number; currency: string; hostedUrl: string | null; plan: string };
   /** A message from the audience was stored: the responder decides whether and how to answer it. Internal. */
-  'engagement.message_received': { messageId: string; conversationId: string; characterId: string };
+  'engagement.message_received': { messageId: string };
   /** A reply may go out now (its `availableAt` is its send time). Internal; sent once, however often delivered. */
   'engagement.reply_due': { messageId: string; conversationId: string };
 

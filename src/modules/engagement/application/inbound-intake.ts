@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { inTransaction } from '../../../platform/database/index.js';
+import { newId, type Platform } from '../../../core/index.js';
+import { ComposedStatement, inTransaction } from '../../../platform/database/index.js';
 import { Outbox } from '../../../platform/outbox/index.js';
 import { PublishingFacade } from '../../publishing/index.js';
 import type { ConversationMessage } from '../domain/conversation.js';
@@ -9,6 +10,9 @@ import type { InboundMessage } from '../domain/inbound.js';
 import { ConversationsRepository } from '../infrastructure/conversations.repository.js';
 import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 import { ConversationEvents } from './conversation-events.js';
+
+const ACCOUNT_CACHE_MS = 5_000;
+const ACCOUNT_CACHE_SIZE = 10_000;
 
 /** What one delivery or read did: messages stored, ones seen before, ones no workspace or character takes. */
 export interface IntakeResult {
@@ -20,13 +24,14 @@ export interface IntakeResult {
 /**
  * Stores what the platforms deliver or the polls read: each message once per workspace that
  * connected the account, in the conversation of the character it was meant for. A new message
- * from the audience is announced through the outbox in the same transaction, so the responder
+ * from the audience is announced through the outbox in the same statement, so the responder
  * sees every stored message exactly as often as it was stored: once. Drafting (a provider call)
  * happens there, never in the platform's request.
  */
 @Injectable()
 export class InboundIntake {
   private readonly logger = new Logger('Engagement');
+  private readonly accounts = new Map<string, { workspaces: string[]; until: number }>();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -41,9 +46,9 @@ export class InboundIntake {
     const result: IntakeResult = { stored: 0, duplicates: 0, unrouted: 0 };
     const stored: Array<{ workspaceId: string; message: ConversationMessage }> = [];
     for (const m of messages) {
-      const workspaces = await this.publishing.workspacesOfAccount(m.platform, m.accountId);
+      const workspaces = await this.workspacesOf(m.platform, m.accountId);
       if (workspaces.length === 0) result.unrouted++;
-      for (const { workspaceId } of workspaces) {
+      for (const workspaceId of workspaces) {
         const message = await this.storeIn(workspaceId, m);
         if (message === 'unrouted') result.unrouted++;
         else if (message === null) result.duplicates++;
@@ -58,25 +63,44 @@ export class InboundIntake {
   }
 
   private async storeIn(workspaceId: string, m: InboundMessage): Promise<ConversationMessage | null | 'unrouted'> {
+    if (m.own) return this.storeOwn(workspaceId, m);
     const byPost = m.remotePostId ? await this.publishing.characterOfRemotePost(workspaceId, m.platform, m.remotePostId) : null;
+    // One statement: the conversation, the message and (when it is one to answer) its outbox event.
+    const messageId = newId('cmsg');
+    const statement = new ComposedStatement();
+    this.conversations.addInbound(statement, workspaceId, m, byPost, messageId);
+    this.outbox.addTo(statement, { type: 'engagement.message_received', workspaceId, payload: { messageId } }, 'inbound_answerable');
+    const { routed, message } = await this.conversations.runInbound(statement);
+    if (!routed) return this.unrouted(workspaceId, m);
+    if (message) this.outbox.recordedElsewhere();
+    return message;
+  }
+
+  /** What the account itself sent: kept in its conversation (when it has one to go to), never answered. */
+  private async storeOwn(workspaceId: string, m: InboundMessage): Promise<ConversationMessage | null | 'unrouted'> {
     return inTransaction(this.ds, async (tx) => {
-      const characterId = byPost ?? (await this.settings.characterFor(tx, workspaceId, m.platform, m.authorId));
-      if (characterId === null) {
-        this.logger.log({ msg: 'inbound message with no character to take it', workspace_id: workspaceId, platform: m.platform, channel: m.channel });
-        return 'unrouted';
-      }
-      const conversation = await this.conversations.upsert(tx, workspaceId, characterId, m);
-      if (m.own) return this.conversations.insertOwn(tx, conversation, m);
-      const message = await this.conversations.insertInbound(tx, conversation, m);
-      // A paused or closed conversation is not answered: what arrives meanwhile stays unanswered after a resume.
-      if (message && (conversation.status === 'open' || conversation.status === 'pending_review')) {
-        await this.outbox.record(tx, {
-          type: 'engagement.message_received',
-          workspaceId,
-          payload: { messageId: message.id, conversationId: conversation.id, characterId },
-        });
-      }
-      return message;
+      const characterId = await this.settings.characterFor(tx, workspaceId, m.platform, m.authorId);
+      if (characterId === null) return this.unrouted(workspaceId, m);
+      return this.conversations.insertOwn(tx, await this.conversations.upsert(tx, workspaceId, characterId, m), m);
     });
+  }
+
+  private unrouted(workspaceId: string, m: InboundMessage): 'unrouted' {
+    this.logger.log({ msg: 'inbound message with no character to take it', workspace_id: workspaceId, platform: m.platform, channel: m.channel });
+    return 'unrouted';
+  }
+
+  /**
+   * The workspaces connected to a platform account, remembered for a few seconds: a burst of
+   * deliveries for one account asks once. A connection made or removed shows within that time.
+   */
+  private async workspacesOf(platform: Platform, accountId: string): Promise<string[]> {
+    const key = `${platform}:${accountId}`;
+    const known = this.accounts.get(key);
+    if (known && known.until > Date.now()) return known.workspaces;
+    const workspaces = (await this.publishing.workspacesOfAccount(platform, accountId)).map((c) => c.workspaceId);
+    if (this.accounts.size >= ACCOUNT_CACHE_SIZE) this.accounts.clear();
+    this.accounts.set(key, { workspaces, until: Date.now() + ACCOUNT_CACHE_MS });
+    return workspaces;
   }
 }

@@ -43,13 +43,13 @@ export class ReplyDrafter implements OnModuleInit {
 
   async handle(event: OutboxEvent<'engagement.message_received'>): Promise<void> {
     const workspaceId = event.workspaceId!;
-    const { messageId, conversationId, characterId } = event.payload;
-    const [message, conversation, settings] = await Promise.all([
-      this.conversations.message(workspaceId, messageId),
-      this.conversations.find(workspaceId, conversationId),
-      this.settings.get(workspaceId, characterId),
+    const message = await this.conversations.message(workspaceId, event.payload.messageId);
+    if (!message) return;
+    const [conversation, settings] = await Promise.all([
+      this.conversations.find(workspaceId, message.conversationId),
+      this.settings.get(workspaceId, message.characterId),
     ]);
-    if (!message || !conversation) return;
+    if (!conversation) return;
     if (planReply(settings, conversation.platform, conversation.status, message.text).kind === 'none') return;
     const text = await this.draft(workspaceId, conversation, message, settings.greetingMessage);
     const draft = await this.file(workspaceId, conversation.id, message, text);

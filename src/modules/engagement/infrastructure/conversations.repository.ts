@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, offsetOf, type Page, type PageRequest, type Platform } from '../../../core/index.js';
-import { changedRows, insertedRows, type Tx } from '../../../platform/database/index.js';
+import { changedRows, insertedRows, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
 import type { Conversation, ConversationMessage, ConversationStatus, MessageOrigin, MessageStatus } from '../domain/conversation.js';
 import type { Channel, InboundMessage } from '../domain/inbound.js';
 import type { ReviewReason } from '../domain/responder.js';
@@ -101,17 +101,44 @@ export class ConversationsRepository {
     return toConversation(rows[0]);
   }
 
-  /** Stores an inbound message once: null when this workspace already has it (a delivery repeated). */
-  async insertInbound(tx: Tx, conversation: Conversation, m: InboundMessage): Promise<ConversationMessage | null> {
-    const rows = await insertedRows<MessageRow>(
-      tx,
-      `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'inbound', $6, $7, $8, $9, 'received', 'audience', $10)
-       ON CONFLICT (workspace_id, platform, platform_message_id) WHERE direction = 'inbound' DO NOTHING
-       RETURNING ${MESSAGE_COLUMNS}`,
-      [newId('cmsg'), conversation.workspaceId, conversation.id, conversation.characterId, m.platform, m.channel, m.platformMessageId, m.remotePostId, m.text, m.createdAt],
-    );
-    return rows[0] ? toMessage(rows[0]) : null;
+  /**
+   * Adds to `statement` what stores a message from the audience in one round trip:
+   * - `inbound_target`: its character (`byPost`, else the one already talking with that person,
+   *   else the latest whose responder answers on the platform; none leaves the message unrouted);
+   * - `inbound_conversation`: the conversation, made on the first message;
+   * - `inbound_message`: the message as `messageId`, nothing when the workspace has it already;
+   * - `inbound_answerable`: a row when the new message is one to answer (its conversation is not
+   *   paused or closed), for the caller's outbox event.
+   */
+  addInbound(statement: ComposedStatement, workspaceId: string, m: InboundMessage, byPost: string | null, messageId: string): void {
+    statement.withParts((p) => {
+      const [ws, platform, user, at] = [p.bind(workspaceId), p.bind(m.platform), p.bind(m.authorId), p.bind(m.createdAt)];
+      return [
+        ['inbound_target', `SELECT COALESCE(${p.bind(byPost)}::text,
+            (SELECT character_id FROM conversations WHERE workspace_id = ${ws} AND platform = ${platform} AND platform_user_id = ${user} ORDER BY last_message_at DESC LIMIT 1),
+            (SELECT character_id FROM responder_settings WHERE workspace_id = ${ws} AND enabled AND ${platform} = ANY (platforms_enabled) ORDER BY updated_at DESC LIMIT 1)) AS character_id`],
+        ['inbound_conversation', `INSERT INTO conversations (id, workspace_id, character_id, platform, platform_user_id, platform_user_name, last_message_at)
+            SELECT ${p.bind(newId('cnv'))}, ${ws}, character_id, ${platform}, ${user}, ${p.bind(m.authorName)}, ${at} FROM inbound_target WHERE character_id IS NOT NULL
+            ON CONFLICT (workspace_id, character_id, platform, platform_user_id) DO UPDATE
+              SET last_message_at = GREATEST(conversations.last_message_at, EXCLUDED.last_message_at),
+                  platform_user_name = CASE WHEN EXCLUDED.platform_user_name = '' THEN conversations.platform_user_name ELSE EXCLUDED.platform_user_name END,
+                  updated_at = now()
+            RETURNING id, character_id, status`],
+        ['inbound_message', `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, created_at)
+            SELECT ${p.bind(messageId)}, ${ws}, c.id, c.character_id, ${platform}, 'inbound', ${p.bind(m.channel)}, ${p.bind(m.platformMessageId)}, ${p.bind(m.remotePostId)}, ${p.bind(m.text)}, 'received', 'audience', ${at}
+            FROM inbound_conversation c
+            ON CONFLICT (workspace_id, platform, platform_message_id) WHERE direction = 'inbound' DO NOTHING
+            RETURNING ${MESSAGE_COLUMNS}`],
+        ['inbound_answerable', `SELECT 1 FROM inbound_message, inbound_conversation c WHERE c.status IN ('open', 'pending_review')`],
+      ];
+    });
+  }
+
+  /** Runs a statement `addInbound` wrote: whether a character took the message, and the message when it was new. */
+  async runInbound(statement: ComposedStatement): Promise<{ routed: boolean; message: ConversationMessage | null }> {
+    const rows = await statement.run<MessageRow & { routed: boolean }>(this.ds, 'SELECT t.character_id IS NOT NULL AS routed, m.* FROM inbound_target t LEFT JOIN inbound_message m ON true');
+    const row = rows[0];
+    return { routed: row.routed, message: row.id ? toMessage(row) : null };
   }
 
   /**
