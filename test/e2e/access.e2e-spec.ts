@@ -29,6 +29,10 @@ const OPEN_ROUTES: RegExp[] = [
   /^GET \/media\//,
   /^GET \/integrations\/\{platform\}\/(callback|sandbox-consent)$/,
   /^POST \/webhooks\/(replicate\/trainings|stripe)$/,
+  // The platforms' comment and DM webhooks: their signature (POST) or verify token / CRC (GET) is the credential.
+  /^(GET|POST) \/webhooks\/(instagram|x)$/,
+  // Affiliate links' public redirect: anyone who has the link may follow it.
+  /^GET \/l\/\{shortcode\}$/,
   // The billing sandbox's hosted pages (no Stripe settings): the checkout or portal id in the path is the credential.
   /^(GET|POST) \/billing\/sandbox\/(checkout|portal)\//,
   // White-label: the login page reads the branding and shows the logo before anyone signs in.
@@ -59,6 +63,9 @@ const PREFIX_BY_SEGMENT: Record<string, string> = {
   reviews: 'rev',
   purchases: 'pur',
   exports: 'exp',
+  conversations: 'cnv',
+  messages: 'cmsg',
+  links: 'lnk',
 };
 
 /** Fills path parameters with well-formed ids that exist nowhere. */
@@ -140,6 +147,8 @@ describe('route access declarations', () => {
       if (label(r) === 'GET /media/{key}' && res.status === 403 && res.body.message === 'This media URL is not valid or has expired.') continue;
       // Provider webhooks: open to the guard, and their own signature check refuses an unsigned call.
       if (/^POST \/webhooks\//.test(label(r)) && res.status === 401 && res.body.message === 'The webhook signature could not be verified.') continue;
+      // The platforms' subscription checks: open to the guard; their own check refuses a wrong or missing verify token or secret.
+      if (/^GET \/webhooks\/(instagram|x)$/.test(label(r)) && res.status === 401 && /could not be verified\.$/.test(res.body.message)) continue;
       // Metrics: this server has no METRICS_TOKEN, so the route does not exist for anyone.
       if (label(r) === 'GET /metrics') {
         if (res.status !== 404 || res.body.code !== 'not_found') wrong.push(`${label(r)} → ${res.status} ${res.body.code}`);

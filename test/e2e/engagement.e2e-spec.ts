@@ -26,6 +26,7 @@ describe('engagement: conversations and the responder', () => {
   let owner: TestUser;
   let character: string;
   let socket: TestSocket;
+  let asViewer: { Authorization: string };
   let seq = 0;
 
   const unique = (tag: string) => `${tag}_${Date.now().toString(36)}_${++seq}`;
@@ -183,7 +184,7 @@ describe('engagement: conversations and the responder', () => {
       const viewer = await registerUser(server);
       await setPlan(server, await loginAdmin(server), owner.workspace.id, 'pro');
       await inviteAndAccept(server, owner.auth, owner.workspace.id, viewer, 'viewer');
-      const asViewer = await switchTo(server, viewer.auth, owner.workspace.id);
+      asViewer = await switchTo(server, viewer.auth, owner.workspace.id);
       expect((await api(server).get(`/characters/${character}/responder`).set(asViewer)).status).toBe(200);
       const write = await setResponder({ enabled: false }, asViewer);
       expect(write.status).toBe(403);
@@ -320,6 +321,15 @@ describe('engagement: conversations and the responder', () => {
       const stored = messages.find((m) => m.platform_message_id === commentId)!;
       expect(messages.filter((m) => m.reply_to_id === stored.id)).toEqual([]);
       expect(repliesTo('instagram').some((r) => r.target === commentId)).toBe(false);
+    });
+
+    it('lets a viewer read a conversation and not act in it', async () => {
+      const conversation = await conversationWith('instagram', 'u_ig1');
+      expect((await api(server).get(`/conversations/${conversation.id}`).set(asViewer)).status).toBe(200);
+      expect((await api(server).get(`/characters/${character}/conversations`).set(asViewer)).status).toBe(200);
+      for (const path of ['/pause', '/resume', '/reply']) {
+        expect((await api(server).post(`/conversations/${conversation.id}${path}`).set(asViewer).send({ text: 'hi' })).status).toBe(403);
+      }
     });
 
     it('answers another workspace’s conversation as missing', async () => {
