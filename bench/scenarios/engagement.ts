@@ -97,17 +97,14 @@ async function undrafted(databaseUrl: string): Promise<number> {
   }
 }
 
-/** Starts the worker on the backlog the intake left and times its drafting until none is left. */
-async function drain(env: Record<string, string>, databaseUrl: string): Promise<{ worker: BenchProcess; drafts: number; seconds: number }> {
-  const drafts = await undrafted(databaseUrl);
-  const started = Date.now();
+/** Starts the worker on the backlog the intake left and counts its drafts over a window (the backlog may outlast it). */
+async function drain(env: Record<string, string>, databaseUrl: string, windowSeconds: number): Promise<{ worker: BenchProcess; drafts: number; seconds: number; left: number }> {
   const worker = await startWorker(env);
-  for (;;) {
-    if ((await undrafted(databaseUrl)) === 0) break;
-    if (Date.now() - started > 300_000) throw new Error('the responder did not draft the backlog within 5 minutes');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { worker, drafts, seconds: (Date.now() - started) / 1000 };
+  const before = await undrafted(databaseUrl);
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, windowSeconds * 1000));
+  const left = await undrafted(databaseUrl);
+  return { worker, drafts: before - left, seconds: (Date.now() - started) / 1000, left };
 }
 
 /** Comments stored for the workspace, read from the API as its owner would. */
@@ -126,14 +123,16 @@ const intake = {
     try {
       const env = { ...backing.env, ...LOAD_ENV, ...platformEnv({ instagram: fake }), OUTBOX_DISPATCH_IN_API: 'false' };
       server = await startApi(env);
+      // A worker sends the sign-up mail (the outbox) while seeding, then stops before the intake is measured.
+      const seeder = await startWorker(env);
       const api = new ApiClient(server.baseUrl);
-      const setup = await seed(api);
+      const setup = await seed(api).finally(() => seeder.stop());
       const opts: LoadOptions = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
       const counter = { n: 0 };
       // The API's intake alone: the workers that draft replies run elsewhere at scale, not on the API's cores.
       const capacity = await intakeCapacity(server, fake, opts, counter);
       const latency = await intakeLatency(server, fake, settings, counter);
-      const drained = await drain(env, backing.env.DATABASE_URL);
+      const drained = await drain(env, backing.env.DATABASE_URL, settings.durationSeconds);
       worker = drained.worker;
       // For comparison: the intake with a worker drafting beside it on the same two cores.
       const shared = await intakeCapacity(server, fake, opts, counter);
@@ -143,7 +142,7 @@ const intake = {
 
       const summary = [
         `${counter.n} signed comment deliveries sent; ${conversations} conversations (one per commenter, 500 commenters) hold them`,
-        `responder drafting (review mode, local text generator), one worker: ${drained.drafts} drafts in ${drained.seconds.toFixed(1)} s = ${(drained.drafts / drained.seconds).toFixed(0)} drafts/s`,
+        `responder drafting (review mode, local text generator), one worker on the backlog: ${drained.drafts} drafts in ${drained.seconds.toFixed(1)} s = ${(drained.drafts / drained.seconds).toFixed(0)} drafts/s (${drained.left} still to draft)`,
       ].join('\n');
       const targets: Target[] = [
         { goal: 'webhook intake >= 300 events/s (closed loop)', actual: `${capacity.rps.toFixed(0)} events/s`, pass: isClean(capacity) && capacity.rps >= 300, note: isClean(capacity) ? undefined : 'answers were not all 2xx' },

@@ -10,9 +10,10 @@ import type { InboundMessage } from '../domain/inbound.js';
 import { ConversationsRepository } from '../infrastructure/conversations.repository.js';
 import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 import { ConversationEvents } from './conversation-events.js';
+import { ShortMemory } from './short-memory.js';
 
-const ACCOUNT_CACHE_MS = 5_000;
-const ACCOUNT_CACHE_SIZE = 10_000;
+/** How long a connected account's workspaces and a post's character are remembered. */
+const MEMORY_MS = 5_000;
 
 /** What one delivery or read did: messages stored, ones seen before, ones no workspace or character takes. */
 export interface IntakeResult {
@@ -31,7 +32,8 @@ export interface IntakeResult {
 @Injectable()
 export class InboundIntake {
   private readonly logger = new Logger('Engagement');
-  private readonly accounts = new Map<string, { workspaces: string[]; until: number }>();
+  private readonly accounts = new ShortMemory<string[]>(MEMORY_MS);
+  private readonly posts = new ShortMemory<string | null>(MEMORY_MS);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -64,7 +66,7 @@ export class InboundIntake {
 
   private async storeIn(workspaceId: string, m: InboundMessage): Promise<ConversationMessage | null | 'unrouted'> {
     if (m.own) return this.storeOwn(workspaceId, m);
-    const byPost = m.remotePostId ? await this.publishing.characterOfRemotePost(workspaceId, m.platform, m.remotePostId) : null;
+    const byPost = await this.characterOfPost(workspaceId, m);
     // One statement: the conversation, the message and (when it is one to answer) its outbox event.
     const messageId = newId('cmsg');
     const statement = new ComposedStatement();
@@ -94,13 +96,14 @@ export class InboundIntake {
    * The workspaces connected to a platform account, remembered for a few seconds: a burst of
    * deliveries for one account asks once. A connection made or removed shows within that time.
    */
-  private async workspacesOf(platform: Platform, accountId: string): Promise<string[]> {
-    const key = `${platform}:${accountId}`;
-    const known = this.accounts.get(key);
-    if (known && known.until > Date.now()) return known.workspaces;
-    const workspaces = (await this.publishing.workspacesOfAccount(platform, accountId)).map((c) => c.workspaceId);
-    if (this.accounts.size >= ACCOUNT_CACHE_SIZE) this.accounts.clear();
-    this.accounts.set(key, { workspaces, until: Date.now() + ACCOUNT_CACHE_MS });
-    return workspaces;
+  private workspacesOf(platform: Platform, accountId: string): Promise<string[]> {
+    return this.accounts.get(`${platform}:${accountId}`, async () => (await this.publishing.workspacesOfAccount(platform, accountId)).map((c) => c.workspaceId));
+  }
+
+  /** The character that published a post, remembered likewise: comments come in bursts on the same posts. */
+  private characterOfPost(workspaceId: string, m: InboundMessage): Promise<string | null> {
+    const post = m.remotePostId;
+    if (!post) return Promise.resolve(null);
+    return this.posts.get(`${workspaceId}:${m.platform}:${post}`, () => this.publishing.characterOfRemotePost(workspaceId, m.platform, post));
   }
 }
