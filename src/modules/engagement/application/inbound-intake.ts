@@ -60,7 +60,8 @@ export class InboundIntake {
         }
       }
     }
-    await Promise.all(stored.map(({ workspaceId, message }) => this.events.message(workspaceId, message)));
+    // Best effort, and not the platform's to wait for: the events go out after the answer.
+    for (const { workspaceId, message } of stored) void this.events.message(workspaceId, message);
     return result;
   }
 
