@@ -1,7 +1,8 @@
 /**
  * Monetization settings (docs/monetization.md), read by the configuration (src/config/config.ts
- * composes them). Imports nothing: config reads this file.
+ * composes them). Imports only the shared setting readers: config reads this file.
  */
+import { settingValue as value, wholeMillis as millis, type Env } from '../../core/setting-readers.js';
 export interface MonetizationSettings {
   /** `MONETIZATION_CLICK_FLUSH_MS`: how often a worker moves counted clicks from Redis (or memory) to PostgreSQL. */
   readonly clickFlushMs: number;
@@ -9,21 +10,6 @@ export interface MonetizationSettings {
   readonly linkCacheMs: number;
   /** `MONETIZATION_CURRENCY`: the ISO 4217 currency revenue is recorded in (workspaces have no currency of their own yet). */
   readonly currency: string;
-}
-
-type Env = Record<string, string | undefined>;
-
-function value(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function millis(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = value(env, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got "${raw}"`);
-  return n;
 }
 
 export const DEFAULT_CLICK_FLUSH_MS = 5_000;
