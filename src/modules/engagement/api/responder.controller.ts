@@ -6,7 +6,7 @@ import { ApiErrors, IdParam } from '../../../platform/http/index.js';
 import { toConversationBody } from '../application/conversation-events.js';
 import { ConversationsService } from '../application/conversations.service.js';
 import { ResponderService } from '../application/responder.service.js';
-import { DEFAULT_RESPONDER, type ResponderSettings } from '../domain/responder.js';
+import type { ResponderPatch } from '../domain/responder.js';
 import { ConversationListBody, ResponderSettingsEnvelope, toResponderBody } from './dto/engagement.body.js';
 import { ConversationsQuery, ResponderSettingsDto } from './dto/engagement.dto.js';
 
@@ -38,8 +38,15 @@ export class ResponderController {
   @ApiOkResponse({ type: ResponderSettingsEnvelope })
   @ApiErrors('unauthorized', 'session_required', 'forbidden', 'not_found', 'validation_failed')
   async put(@CurrentCaller() caller: Caller, @Param('id', CharacterId()) id: string, @Body() dto: ResponderSettingsDto) {
-    const current = await this.responder.get(caller.workspaceId, id);
-    const saved = await this.responder.replace(caller, id, merged(current, dto));
+    const saved = await this.responder.update(caller, id, {
+      enabled: dto.enabled,
+      platformsEnabled: dto.platforms_enabled as ResponderPatch['platformsEnabled'],
+      maxRepliesPerHour: dto.max_replies_per_hour,
+      responseDelaySeconds: dto.response_delay_seconds,
+      greetingMessage: dto.greeting_message,
+      bannedTopics: dto.banned_topics,
+      mode: dto.mode,
+    });
     return { responder: toResponderBody(id, saved) };
   }
 
@@ -53,17 +60,4 @@ export class ResponderController {
     const page = await this.conversations.list(caller.workspaceId, id, { platform: query.platform, status: query.status }, pageRequest(query.page, query.page_size));
     return pageBody('conversations', { ...page, items: page.items.map(toConversationBody) });
   }
-}
-
-function merged(current: ResponderSettings, dto: ResponderSettingsDto): Omit<ResponderSettings, 'updatedAt'> {
-  const base = current.updatedAt === null ? DEFAULT_RESPONDER : current;
-  return {
-    enabled: dto.enabled ?? base.enabled,
-    platformsEnabled: (dto.platforms_enabled as ResponderSettings['platformsEnabled'] | undefined) ?? base.platformsEnabled,
-    maxRepliesPerHour: dto.max_replies_per_hour ?? base.maxRepliesPerHour,
-    responseDelaySeconds: dto.response_delay_seconds ?? base.responseDelaySeconds,
-    greetingMessage: dto.greeting_message === undefined ? base.greetingMessage : dto.greeting_message === '' ? null : dto.greeting_message,
-    bannedTopics: dto.banned_topics ? [...new Set(dto.banned_topics)] : base.bannedTopics,
-    mode: dto.mode ?? base.mode,
-  };
 }

@@ -5,10 +5,10 @@ import type { Caller } from '../../../core/index.js';
 import { inTransaction } from '../../../platform/database/index.js';
 import { AuditLog } from '../../audit/index.js';
 import { CharactersFacade } from '../../characters/index.js';
-import type { ResponderSettings } from '../domain/responder.js';
+import { patchedResponder, type ResponderPatch, type ResponderSettings } from '../domain/responder.js';
 import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 
-/** A character's responder settings: read by viewers, replaced whole by editors, every change audited. */
+/** A character's responder settings: read by viewers, changed by editors, every change audited. */
 @Injectable()
 export class ResponderService {
   constructor(
@@ -23,10 +23,12 @@ export class ResponderService {
     return this.settings.get(workspaceId, characterId);
   }
 
-  async replace(caller: Caller, characterId: string, next: Omit<ResponderSettings, 'updatedAt'>): Promise<ResponderSettings> {
+  /** Applies `patch` under the settings' lock, so two editors' changes never undo each other's other fields. */
+  async update(caller: Caller, characterId: string, patch: ResponderPatch): Promise<ResponderSettings> {
     return inTransaction(this.ds, async (tx) => {
       await this.characters.get(caller.workspaceId, characterId, tx);
-      const saved = await this.settings.save(tx, caller.workspaceId, characterId, { ...next, updatedAt: null });
+      const current = await this.settings.lock(tx, caller.workspaceId, characterId);
+      const saved = await this.settings.save(tx, caller.workspaceId, characterId, { ...patchedResponder(current, patch), updatedAt: null });
       await this.audit.record(tx, {
         workspaceId: caller.workspaceId,
         actorUserId: caller.userId,

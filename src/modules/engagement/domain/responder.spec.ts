@@ -1,4 +1,4 @@
-import { bannedTopicIn, DEFAULT_RESPONDER, nextSendAt, planReply, replyLimit, type ResponderSettings } from './responder.js';
+import { bannedTopicIn, DEFAULT_RESPONDER, nextSendAt, patchedResponder, planReply, replyLimit, type ResponderSettings } from './responder.js';
 
 const on: ResponderSettings = { ...DEFAULT_RESPONDER, enabled: true, platformsEnabled: ['instagram', 'twitter'], mode: 'auto', bannedTopics: ['crypto', 'politics'] };
 const at = (iso: string) => new Date(iso);
@@ -69,5 +69,20 @@ describe('replyLimit', () => {
     expect(replyLimit('instagram', 'dm')).toBe(1000);
     expect(replyLimit('instagram', 'comment')).toBe(2200);
     expect(replyLimit('youtube', 'comment')).toBe(10_000);
+  });
+});
+
+describe('patchedResponder', () => {
+  const saved: ResponderSettings = { ...on, greetingMessage: 'Hi!', updatedAt: new Date('2026-11-28T10:00:00Z') };
+
+  it('keeps what the patch leaves out, and takes the defaults when nothing was saved', () => {
+    expect(patchedResponder(saved, { mode: 'review' })).toMatchObject({ mode: 'review', enabled: true, greetingMessage: 'Hi!', bannedTopics: ['crypto', 'politics'] });
+    expect(patchedResponder({ ...saved, updatedAt: null }, { enabled: true })).toEqual({ ...DEFAULT_RESPONDER, enabled: true, updatedAt: undefined });
+  });
+
+  it('clears the greeting with null or an empty text, and lists a banned topic once', () => {
+    expect(patchedResponder(saved, { greetingMessage: null }).greetingMessage).toBeNull();
+    expect(patchedResponder(saved, { greetingMessage: '' }).greetingMessage).toBeNull();
+    expect(patchedResponder(saved, { bannedTopics: ['a', 'b', 'a'] }).bannedTopics).toEqual(['a', 'b']);
   });
 });

@@ -37,6 +37,23 @@ export const DEFAULT_RESPONDER: ResponderSettings = {
   updatedAt: null,
 };
 
+/** A change to the settings: what is absent keeps its value. */
+export type ResponderPatch = Partial<Omit<ResponderSettings, 'updatedAt'>>;
+
+/** The settings after `patch`, on top of the current ones (the defaults while none were saved). */
+export function patchedResponder(current: ResponderSettings, patch: ResponderPatch): Omit<ResponderSettings, 'updatedAt'> {
+  const base = current.updatedAt === null ? DEFAULT_RESPONDER : current;
+  return {
+    enabled: patch.enabled ?? base.enabled,
+    platformsEnabled: patch.platformsEnabled ?? base.platformsEnabled,
+    maxRepliesPerHour: patch.maxRepliesPerHour ?? base.maxRepliesPerHour,
+    responseDelaySeconds: patch.responseDelaySeconds ?? base.responseDelaySeconds,
+    greetingMessage: patch.greetingMessage === undefined ? base.greetingMessage : patch.greetingMessage || null,
+    bannedTopics: patch.bannedTopics ? [...new Set(patch.bannedTopics)] : base.bannedTopics,
+    mode: patch.mode ?? base.mode,
+  };
+}
+
 export function isResponderPlatform(value: string): value is ResponderPlatform {
   return (RESPONDER_PLATFORMS as readonly string[]).includes(value);
 }

@@ -46,6 +46,9 @@ interface MessageRow {
 const MESSAGE_COLUMNS = `id, conversation_id, character_id, platform, direction, channel, origin, text, status, platform_message_id, remote_post_id,
   reply_to_id, review_reason, author_user_id, send_at, claimed_at, sent_at, error_code, error_message, created_at`;
 
+/** The message columns of `conversation_messages m`, for statements that join it. */
+const M_MESSAGE_COLUMNS = MESSAGE_COLUMNS.split(',').map((c) => `m.${c.trim()}`).join(', ');
+
 function toConversation(r: ConversationRow): Conversation {
   return {
     id: r.id, workspaceId: r.workspace_id, characterId: r.character_id, platform: r.platform, platformUserId: r.platform_user_id,
@@ -285,7 +288,7 @@ export class ConversationsRepository {
        FROM conversations c
        WHERE m.workspace_id = $1 AND m.id = $2 AND m.status = 'queued' AND m.send_at <= now() AND c.id = m.conversation_id
          AND (c.status <> 'paused' OR m.author_user_id IS NOT NULL)
-       RETURNING ${MESSAGE_COLUMNS.split(',').map((c) => `m.${c.trim()}`).join(', ')}`,
+       RETURNING ${M_MESSAGE_COLUMNS}`,
       [workspaceId, id],
     );
     return rows[0] ? toMessage(rows[0]) : null;
