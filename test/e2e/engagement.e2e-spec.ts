@@ -99,6 +99,7 @@ describe('engagement: conversations and the responder', () => {
       APP_URL,
       INSTAGRAM_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
       ENGAGEMENT_POLL_INTERVAL: '300',
+      ENGAGEMENT_POLL_PLATFORMS: 'youtube,x',
       OUTBOX_POLL_MS: '50',
       OPEN_RATE_LIMIT_PER_MINUTE: '10000',
       RATE_LIMIT_MULTIPLIER: '50',
@@ -255,6 +256,17 @@ describe('engagement: conversations and the responder', () => {
       const conversation = await conversationWith('youtube', 'UC_fan');
       await messageWhere(conversation.id, (m) => m.origin === 'auto' && m.status === 'sent', 'the YouTube reply');
       expect(repliesTo('youtube').filter((r) => r.target === id)).toHaveLength(1);
+    });
+  });
+
+  describe('X mentions by polling', () => {
+    it('reads mentions where the plan has no webhooks, and answers each with one reply post', async () => {
+      await waitFor(async () => fakes.twitter.requestsTo(`/2/users/${accountOf('twitter')}/mentions`, 'GET').length > 0 || undefined, 10_000, 'a first mentions read');
+      const mention = fakes.twitter.addMention({ text: '@luna_grows love the tomatoes', authorId: '7777', authorUsername: 'tomato_fan', createdAt: new Date(Date.now() + 1500) });
+      const conversation = await conversationWith('twitter', '7777');
+      const sent = await messageWhere(conversation.id, (m) => m.origin === 'auto' && m.status === 'sent', 'the reply post');
+      expect(sent.channel).toBe('comment');
+      expect(fakes.twitter.repliesTo(mention.id)).toHaveLength(1);
     });
   });
 

@@ -12,13 +12,19 @@ export interface EngagementSettings {
   readonly xConsumerSecret: string | null;
   /** `ENGAGEMENT_POLL_INTERVAL` (ms): how often comments are read where a platform has no webhooks (YouTube). */
   readonly pollIntervalMs: number;
+  /** `ENGAGEMENT_POLL_PLATFORMS`: whose comments are read by polling: `youtube` (no webhooks), and `twitter` where the X plan has no Account Activity API. */
+  readonly pollPlatforms: ReadonlyArray<'youtube' | 'twitter'>;
   /** `ENGAGEMENT_SEND_LEASE` (ms): a reply left `sending` this long by a stopped worker is failed as `unconfirmed`. */
   readonly sendLeaseMs: number;
 }
 
 /** Throws an Error whose message is the one line start-up prints for a bad setting. */
 export function parseEngagementSettings(env: Env): EngagementSettings {
+  const polled = (settingValue(env, 'ENGAGEMENT_POLL_PLATFORMS') ?? 'youtube').split(',').map((p) => p.trim().toLowerCase()).map((p) => (p === 'x' ? 'twitter' : p));
+  const unknown = polled.filter((p) => p !== 'youtube' && p !== 'twitter');
+  if (unknown.length > 0) throw new Error(`ENGAGEMENT_POLL_PLATFORMS may list youtube and twitter (or x), got "${unknown.join(', ')}"`);
   return {
+    pollPlatforms: [...new Set(polled as Array<'youtube' | 'twitter'>)],
     instagramAppSecret: settingValue(env, 'INSTAGRAM_APP_SECRET') ?? settingValue(env, 'INSTAGRAM_CLIENT_SECRET') ?? null,
     instagramVerifyToken: settingValue(env, 'INSTAGRAM_WEBHOOK_VERIFY_TOKEN') ?? null,
     xConsumerSecret: settingValue(env, 'X_CONSUMER_SECRET') ?? settingValue(env, 'TWITTER_CLIENT_SECRET') ?? null,

@@ -8,11 +8,12 @@ import type { InboundMessage } from '../domain/inbound.js';
 import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 import { InboundIntake } from './inbound-intake.js';
 
-/** The platforms whose comments are read by polling: YouTube sends no webhooks for comments. */
-const POLLED = ['youtube'] as const;
+/** A platform whose comments can be read by polling. */
+type Polled = 'youtube' | 'twitter';
 
 /**
- * Reads new comments where a platform has no webhooks, for every workspace with a character
+ * Reads new comments where a platform has no webhooks (YouTube; X mentions when
+ * `ENGAGEMENT_POLL_PLATFORMS` names it), for every workspace with a character
  * answering there, within the metric reads' quota reserve (the publishing facade spends it). A
  * comment read twice (two workers, an overlap) is stored once; the cursor only moves forward.
  */
@@ -20,6 +21,7 @@ const POLLED = ['youtube'] as const;
 export class CommentPoller {
   private readonly logger = new Logger('Engagement');
   private readonly pass: PeriodicPass;
+  private readonly polled: readonly Polled[];
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -29,6 +31,7 @@ export class CommentPoller {
     config: AppConfig,
     passes: PeriodicPasses,
   ) {
+    this.polled = config.engagement.pollPlatforms;
     this.pass = passes.register({ name: 'engagement.comment-poll', everyMs: config.engagement.pollIntervalMs, pass: () => this.sweep() });
   }
 
@@ -39,7 +42,7 @@ export class CommentPoller {
 
   private async sweep(): Promise<number> {
     let stored = 0;
-    for (const platform of POLLED) {
+    for (const platform of this.polled) {
       for (const workspaceId of await this.settings.workspacesAnswering(platform)) {
         try {
           stored += await this.pollOne(workspaceId, platform);
@@ -51,7 +54,7 @@ export class CommentPoller {
     return stored;
   }
 
-  private async pollOne(workspaceId: string, platform: (typeof POLLED)[number]): Promise<number> {
+  private async pollOne(workspaceId: string, platform: Polled): Promise<number> {
     const rows: Array<{ read_until: Date }> = await this.ds.query('SELECT read_until FROM engagement_poll_cursors WHERE workspace_id = $1 AND platform = $2', [workspaceId, platform]);
     const [connection] = (await this.publishing.connectionsOf(workspaceId)).filter((c) => c.platform === platform);
     if (!connection) return 0;
@@ -69,7 +72,7 @@ export class CommentPoller {
   }
 }
 
-function toInbound(platform: 'youtube', accountId: string, c: InboundComment): InboundMessage {
+function toInbound(platform: Polled, accountId: string, c: InboundComment): InboundMessage {
   return {
     platform, accountId, channel: 'comment', platformMessageId: c.remoteMessageId, authorId: c.authorId, authorName: c.authorName,
     text: c.text, remotePostId: c.remotePostId, replyTarget: c.remoteMessageId, own: c.authorId === accountId, createdAt: c.createdAt,
