@@ -32,7 +32,8 @@ export interface IntakeResult {
 @Injectable()
 export class InboundIntake {
   private readonly logger = new Logger('Engagement');
-  private readonly accounts = new ShortMemory<string[]>(MEMORY_MS);
+  // An account no workspace has connected is asked again each time: one connected a moment ago must not lose a delivery.
+  private readonly accounts = new ShortMemory<string[]>(MEMORY_MS, (workspaces) => workspaces.length > 0);
   private readonly posts = new ShortMemory<string | null>(MEMORY_MS);
 
   constructor(
@@ -95,7 +96,7 @@ export class InboundIntake {
 
   /**
    * The workspaces connected to a platform account, remembered for a few seconds: a burst of
-   * deliveries for one account asks once. A connection made or removed shows within that time.
+   * deliveries for one account asks once. A removed connection shows within that time, a new one at once.
    */
   private workspacesOf(platform: Platform, accountId: string): Promise<string[]> {
     return this.accounts.get(`${platform}:${accountId}`, async () => (await this.publishing.workspacesOfAccount(platform, accountId)).map((c) => c.workspaceId));
