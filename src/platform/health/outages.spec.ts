@@ -41,6 +41,12 @@ describe('mayBeOutage', () => {
     expect(mayBeOutage(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }))).toBe(true);
   });
 
+  it('asks about a query on a transaction whose connection was given back (the postgres-outage fault spec met it)', () => {
+    const err = Object.assign(new Error('Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.'), { name: 'QueryRunnerProviderAlreadyReleasedError' });
+    expect(isOutageError(err)).toBe(false);
+    expect(mayBeOutage(err)).toBe(true);
+  });
+
   it('says yes to what is an outage by its look', () => {
     expect(mayBeOutage(new Error('Connection terminated unexpectedly'))).toBe(true);
   });

@@ -66,12 +66,16 @@ export function isOutageError(err: unknown, ports: ReadonlySet<number> = outages
 
 /**
  * Whether `err` may be an outage: it looks like one, or it is a network error that names nobody (a
- * bare `read ECONNRESET` from a socket nothing marked), which could be a dependency's or a provider's.
+ * bare `read ECONNRESET` from a socket nothing marked), which could be a dependency's or a provider's,
+ * or a query on a transaction whose connection was already given back.
  * Work that would fail for good on it asks `outages.confirm` first: the probes tell which it was.
  */
 export function mayBeOutage(err: unknown): boolean {
   if (isOutageError(err)) return true;
   const e = err as OutageCandidate | undefined;
+  // TypeORM's answer to a query on a transaction whose connection broke and was given back: the
+  // database going away mid-transaction, or a bug that used a finished transaction.
+  if (e?.name === 'QueryRunnerProviderAlreadyReleasedError') return true;
   return !!e && typeof e.code === 'string' && NETWORK_CODES.has(e.code) && e.port === undefined && (e as { address?: unknown }).address === undefined;
 }
 
