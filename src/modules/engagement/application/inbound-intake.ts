@@ -1,14 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { newId, type Platform } from '../../../core/index.js';
-import { ComposedStatement, inTransaction } from '../../../platform/database/index.js';
+import { ComposedStatement } from '../../../platform/database/index.js';
 import { Outbox } from '../../../platform/outbox/index.js';
 import { PublishingFacade } from '../../publishing/index.js';
 import type { ConversationMessage } from '../domain/conversation.js';
 import type { InboundMessage } from '../domain/inbound.js';
 import { ConversationsRepository } from '../infrastructure/conversations.repository.js';
-import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 import { ConversationEvents } from './conversation-events.js';
 import { ShortMemory } from './short-memory.js';
 
@@ -37,10 +34,8 @@ export class InboundIntake {
   private readonly posts = new ShortMemory<string | null>(MEMORY_MS);
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
     private readonly publishing: PublishingFacade,
     private readonly conversations: ConversationsRepository,
-    private readonly settings: ResponderSettingsRepository,
     private readonly outbox: Outbox,
     private readonly events: ConversationEvents,
   ) {}
@@ -67,26 +62,16 @@ export class InboundIntake {
   }
 
   private async storeIn(workspaceId: string, m: InboundMessage): Promise<ConversationMessage | null | 'unrouted'> {
-    if (m.own) return this.storeOwn(workspaceId, m);
     const byPost = await this.characterOfPost(workspaceId, m);
     // One statement: the conversation, the message and (when it is one to answer) its outbox event.
     const messageId = newId('cmsg');
     const statement = new ComposedStatement();
     this.conversations.addInbound(statement, workspaceId, m, byPost, messageId);
-    this.outbox.addTo(statement, { type: 'engagement.message_received', workspaceId, payload: { messageId } }, 'inbound_answerable');
+    if (!m.own) this.outbox.addTo(statement, { type: 'engagement.message_received', workspaceId, payload: { messageId } }, 'inbound_answerable');
     const { routed, message } = await this.conversations.runInbound(statement);
     if (!routed) return this.unrouted(workspaceId, m);
-    if (message) this.outbox.recordedElsewhere();
+    if (message && !m.own) this.outbox.recordedElsewhere();
     return message;
-  }
-
-  /** What the account itself sent: kept in its conversation (when it has one to go to), never answered. */
-  private async storeOwn(workspaceId: string, m: InboundMessage): Promise<ConversationMessage | null | 'unrouted'> {
-    return inTransaction(this.ds, async (tx) => {
-      const characterId = await this.settings.characterFor(tx, workspaceId, m.platform, m.authorId);
-      if (characterId === null) return this.unrouted(workspaceId, m);
-      return this.conversations.insertOwn(tx, await this.conversations.upsert(tx, workspaceId, characterId, m), m);
-    });
   }
 
   private unrouted(workspaceId: string, m: InboundMessage): 'unrouted' {

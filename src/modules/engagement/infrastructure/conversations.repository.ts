@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId, offsetOf, type Page, type PageRequest, type Platform } from '../../../core/index.js';
-import { changedRows, insertedRows, type ComposedStatement, type Tx } from '../../../platform/database/index.js';
+import { changedRows, insertedRows, type ComposedStatement, type SqlParams, type Tx } from '../../../platform/database/index.js';
 import type { Conversation, ConversationMessage, ConversationStatus, MessageOrigin, MessageStatus } from '../domain/conversation.js';
 import type { Channel, InboundMessage } from '../domain/inbound.js';
 import type { ReviewReason } from '../domain/responder.js';
@@ -83,35 +83,40 @@ export interface ConversationFilter {
   status?: ConversationStatus;
 }
 
+/** A message from the audience, once per workspace and platform message id. */
+function audienceMessage(p: SqlParams, ws: string, platform: string, at: string, m: InboundMessage, messageId: string): string {
+  return `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, created_at)
+    SELECT ${p.bind(messageId)}, ${ws}, c.id, c.character_id, ${platform}, 'inbound', ${p.bind(m.channel)}, ${p.bind(m.platformMessageId)}, ${p.bind(m.remotePostId)}, ${p.bind(m.text)}, 'received', 'audience', ${at}
+    FROM inbound_conversation c
+    ON CONFLICT (workspace_id, platform, platform_message_id) WHERE direction = 'inbound' DO NOTHING
+    RETURNING ${MESSAGE_COLUMNS}`;
+}
+
+/** What the account itself sent, as sent by the platform: not again when it is one of our replies or already kept. */
+function ownMessage(p: SqlParams, ws: string, platform: string, at: string, m: InboundMessage, messageId: string): string {
+  const remoteId = p.bind(m.platformMessageId);
+  return `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, sent_at, created_at)
+    SELECT ${p.bind(messageId)}, ${ws}, c.id, c.character_id, ${platform}, 'outbound', ${p.bind(m.channel)}, ${remoteId}, ${p.bind(m.remotePostId)}, ${p.bind(m.text)}, 'sent', 'platform', ${at}, ${at}
+    FROM inbound_conversation c
+    WHERE NOT EXISTS (SELECT 1 FROM conversation_messages WHERE workspace_id = ${ws} AND platform = ${platform} AND platform_message_id = ${remoteId} AND direction = 'outbound')
+    RETURNING ${MESSAGE_COLUMNS}`;
+}
+
 /** Conversations with platform users and their messages; every read and write names the workspace. */
 @Injectable()
 export class ConversationsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The conversation of this character with this person, made on its first message; its last message time moves forward. */
-  async upsert(tx: Tx, workspaceId: string, characterId: string, m: InboundMessage): Promise<Conversation> {
-    const rows = await insertedRows<ConversationRow>(
-      tx,
-      `INSERT INTO conversations (id, workspace_id, character_id, platform, platform_user_id, platform_user_name, last_message_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (workspace_id, character_id, platform, platform_user_id) DO UPDATE
-         SET last_message_at = GREATEST(conversations.last_message_at, EXCLUDED.last_message_at),
-             platform_user_name = CASE WHEN EXCLUDED.platform_user_name = '' THEN conversations.platform_user_name ELSE EXCLUDED.platform_user_name END,
-             updated_at = now()
-       RETURNING *`,
-      [newId('cnv'), workspaceId, characterId, m.platform, m.authorId, m.authorName, m.createdAt],
-    );
-    return toConversation(rows[0]);
-  }
-
   /**
-   * Adds to `statement` what stores a message from the audience in one round trip:
+   * Adds to `statement` what stores a message in one round trip:
    * - `inbound_target`: its character (`byPost`, else the one already talking with that person,
    *   else the latest whose responder answers on the platform; none leaves the message unrouted);
    * - `inbound_conversation`: the conversation, made on the first message;
-   * - `inbound_message`: the message as `messageId`, nothing when the workspace has it already;
-   * - `inbound_answerable`: a row when the new message is one to answer (its conversation is not
-   *   paused or closed), for the caller's outbox event.
+   * - `inbound_message`: the message as `messageId`, nothing when the workspace has it already. What
+   *   the account itself sent (an echo of our reply, or written in the platform's app) is kept as
+   *   sent by the platform, and nothing when it is one of our replies;
+   * - `inbound_answerable`: a row when the new message is one to answer (from the audience, in a
+   *   conversation not paused or closed), for the caller's outbox event.
    */
   addInbound(statement: ComposedStatement, workspaceId: string, m: InboundMessage, byPost: string | null, messageId: string): void {
     statement.withParts((p) => {
@@ -127,12 +132,8 @@ export class ConversationsRepository {
                   platform_user_name = CASE WHEN EXCLUDED.platform_user_name = '' THEN conversations.platform_user_name ELSE EXCLUDED.platform_user_name END,
                   updated_at = now()
             RETURNING id, character_id, status`],
-        ['inbound_message', `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, created_at)
-            SELECT ${p.bind(messageId)}, ${ws}, c.id, c.character_id, ${platform}, 'inbound', ${p.bind(m.channel)}, ${p.bind(m.platformMessageId)}, ${p.bind(m.remotePostId)}, ${p.bind(m.text)}, 'received', 'audience', ${at}
-            FROM inbound_conversation c
-            ON CONFLICT (workspace_id, platform, platform_message_id) WHERE direction = 'inbound' DO NOTHING
-            RETURNING ${MESSAGE_COLUMNS}`],
-        ['inbound_answerable', `SELECT 1 FROM inbound_message, inbound_conversation c WHERE c.status IN ('open', 'pending_review')`],
+        ['inbound_message', m.own ? ownMessage(p, ws, platform, at, m, messageId) : audienceMessage(p, ws, platform, at, m, messageId)],
+        ['inbound_answerable', `SELECT 1 FROM inbound_message, inbound_conversation c WHERE ${m.own ? 'false' : "c.status IN ('open', 'pending_review')"}`],
       ];
     });
   }
@@ -142,22 +143,6 @@ export class ConversationsRepository {
     const rows = await statement.run<MessageRow & { routed: boolean }>(this.ds, 'SELECT t.character_id IS NOT NULL AS routed, m.* FROM inbound_target t LEFT JOIN inbound_message m ON true');
     const row = rows[0];
     return { routed: row.routed, message: row.id ? toMessage(row) : null };
-  }
-
-  /**
-   * Records what the account itself sent on the platform (an echo of our reply, or written in the
-   * platform's app), once: null when it is one of our replies or already recorded.
-   */
-  async insertOwn(tx: Tx, conversation: Conversation, m: InboundMessage): Promise<ConversationMessage | null> {
-    const rows = await insertedRows<MessageRow>(
-      tx,
-      `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, platform_message_id, remote_post_id, text, status, origin, sent_at, created_at)
-       SELECT $1, $2, $3, $4, $5, 'outbound', $6, $7, $8, $9, 'sent', 'platform', $10, $10
-       WHERE NOT EXISTS (SELECT 1 FROM conversation_messages WHERE workspace_id = $2 AND platform = $5 AND platform_message_id = $7 AND direction = 'outbound')
-       RETURNING ${MESSAGE_COLUMNS}`,
-      [newId('cmsg'), conversation.workspaceId, conversation.id, conversation.characterId, m.platform, m.channel, m.platformMessageId, m.remotePostId, m.text, m.createdAt],
-    );
-    return rows[0] ? toMessage(rows[0]) : null;
   }
 
   async insertReply(tx: Tx, r: NewReply): Promise<ConversationMessage | null> {

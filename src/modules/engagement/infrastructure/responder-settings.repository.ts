@@ -61,22 +61,6 @@ export class ResponderSettingsRepository {
     return toSettings(rows[0]);
   }
 
-  /**
-   * The character a message from `platformUserId` belongs to when nothing names one (a direct
-   * message, a comment on a post we did not publish): the one already talking with that person,
-   * else the character whose responder answers on this platform, most recently set up first.
-   */
-  async characterFor(tx: Tx, workspaceId: string, platform: ResponderPlatform, platformUserId: string): Promise<string | null> {
-    const rows: Array<{ character_id: string }> = await tx.query(
-      `(SELECT character_id, 0 AS rank FROM conversations WHERE workspace_id = $1 AND platform = $2 AND platform_user_id = $3 ORDER BY last_message_at DESC LIMIT 1)
-       UNION ALL
-       (SELECT character_id, 1 AS rank FROM responder_settings WHERE workspace_id = $1 AND enabled AND $2 = ANY (platforms_enabled) ORDER BY updated_at DESC LIMIT 1)
-       ORDER BY rank LIMIT 1`,
-      [workspaceId, platform, platformUserId],
-    );
-    return rows[0]?.character_id ?? null;
-  }
-
   /** Workspaces with a character answering on `platform`: the ones whose comments are read by polling. */
   async workspacesAnswering(platform: ResponderPlatform): Promise<string[]> {
     const rows: Array<{ workspace_id: string }> = await this.ds.query(
