@@ -105,6 +105,35 @@ describe('DependencyOutages', () => {
     await new Promise((r) => setImmediate(r));
     expect(outages.isDown('redis')).toBe(false);
   });
+
+  it('covers a failure when a probe finds a dependency down, whatever the error looks like, and no other', async () => {
+    const outages = new DependencyOutages();
+    let up = true;
+    outages.register('database', async () => {
+      if (!up) throw new Error('down');
+    });
+    // A client closed as the database went away names no outage: the probes decide.
+    const vague = new Error('Client was closed and is not queryable');
+    expect(await outages.covers(vague)).toBe(false);
+    expect(await outages.covers(new TypeError('x is undefined'))).toBe(false);
+    up = false;
+    expect(await outages.covers(vague)).toBe(true);
+    expect(outages.isDown('database')).toBe(true);
+    up = true;
+    await waitUntil(() => !outages.isDown('database'));
+  });
+
+  it('covers an error that looks like an outage at once, and reports it', async () => {
+    const outages = new DependencyOutages();
+    let up = false;
+    outages.register('database', async () => {
+      if (!up) throw new Error('down');
+    });
+    expect(await outages.covers(new Error('Connection terminated unexpectedly'))).toBe(true);
+    await waitUntil(() => outages.isDown('database'));
+    up = true;
+    await waitUntil(() => !outages.isDown('database'));
+  });
 });
 
 async function waitUntil(check: () => boolean): Promise<void> {

@@ -131,6 +131,19 @@ export class DependencyOutages {
     return mayBeOutage(err) && this.confirm(err);
   }
 
+  /**
+   * Whether an outage accounts for a failure, so a warning of its own would only repeat the outage
+   * log's one: an error that looks like an outage is reported; any other is checked with the probes
+   * (a client closed as the database went away, a transaction whose connection was given back, name
+   * no outage). Work that warns of its failures asks this first: a stopped database is one line per
+   * process, not one per loop, pass, job or item.
+   */
+  async covers(err: unknown): Promise<boolean> {
+    if (!isOutageError(err)) return this.confirm(err);
+    this.report(err);
+    return true;
+  }
+
   /** Calls `listener` each time an outage ends (work that waited for it may go again). */
   onRestored(listener: (dependency: Dependency) => void): void {
     this.restoredListeners.push(listener);

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { decideOnExisting, KEY_TTL_SECONDS, STALE_CLAIM_SECONDS, type ReplayDecision, type StoredKey } from './idempotency-key.js';
+import { outages } from '../health/outages.js';
 
 export interface IdempotentRequest {
   workspaceId: string;
@@ -99,6 +100,8 @@ export class IdempotencyStore {
         `DELETE FROM idempotency_keys WHERE (workspace_id, key) IN
            (SELECT workspace_id, key FROM idempotency_keys WHERE expires_at < now() LIMIT ${SWEEP_BATCH})`,
       )
-      .catch((err: unknown) => this.logger.warn({ msg: 'could not sweep expired idempotency keys', err: String(err) }));
+      .catch(async (err: unknown) => {
+        if (!(await outages.covers(err))) this.logger.warn({ msg: 'could not sweep expired idempotency keys', err: String(err) });
+      });
   }
 }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import type { OutboxEvent, ProcessRole } from '../../core/index.js';
-import { isOutageError, outages, withinTime } from '../health/outages.js';
+import { outages, withinTime } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { consumesQueues, QUEUE_ROLE } from '../queue/index.js';
 import { settle, type RetryPolicy } from './backoff.js';
@@ -135,8 +135,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
       if (!kept) this.logger.warn({ msg: 'outbox claim lapsed before its outcome was recorded; the event runs again', event_id: event.id });
     } catch (err) {
       // The lease lapses and another claim runs the unfinished subscribers again; they are idempotent.
-      if (isOutageError(err)) outages.report(err);
-      else this.logger.warn({ msg: 'outbox outcome not recorded', event_id: event.id, err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'outbox outcome not recorded', event_id: event.id, err: String(err) });
       return;
     }
     this.delivered += outcome.delivered.length;

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
-import { isOutageError, outages } from '../health/outages.js';
+import { outages } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import { JobRunner } from './job-runner.js';
 import { JobStore, type OpenJobRef } from './job-store.js';
@@ -95,9 +95,8 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     this.sweeping = true;
     try {
       await this.resend(new Date(Date.now() - this.config.jobRecovery.sweepIntervalMs));
-      await this.runner.payOwedHooks().catch((err: unknown) => {
-        if (isOutageError(err)) outages.report(err);
-        else this.logger.warn({ msg: 'owed job failure hooks not paid', err: String(err) });
+      await this.runner.payOwedHooks().catch(async (err: unknown) => {
+        if (!(await outages.covers(err))) this.logger.warn({ msg: 'owed job failure hooks not paid', err: String(err) });
       });
     } finally {
       this.sweeping = false;
@@ -119,15 +118,12 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       this.sweepFailing = false;
     } catch (err) {
       // A database or Redis outage is reported once by the outage log; anything else warns once per failing streak.
-      if (isOutageError(err)) {
-        outages.report(err);
-        this.sweepFailing = true;
-        return sent;
-      }
-      const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
-      if (this.sweepFailing) this.logger.debug(line);
-      else this.logger.warn(line);
+      const first = !this.sweepFailing;
       this.sweepFailing = true;
+      if (await outages.covers(err)) return sent;
+      const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
+      if (first) this.logger.warn(line);
+      else this.logger.debug(line);
     }
     if (sent > 0) this.logger.log({ msg: 'open jobs re-sent', count: sent });
     return sent;

@@ -494,4 +494,30 @@ describe('JobRunner', () => {
     expect(calls).toBe(1);
     expect(row()).toMatchObject({ status: 'failed', attempts: 1 });
   });
+
+  it('a claim failing for an error that names no outage warns nothing when the probes find the database down', async () => {
+    outages.register('database', async () => 'up', 5432);
+    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+    let probes = 0;
+    outages.register('database', async () => {
+      probes += 1;
+      if (probes === 1) throw new Error('down');
+    }, 5432);
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      handlers.set('thing', async () => undefined);
+      const claim = store.claim.bind(store);
+      store.claim = async () => {
+        throw Object.assign(new Error('Query runner already released. Cannot run queries anymore.'), { name: 'QueryRunnerAlreadyReleasedError' });
+      };
+      await expect(runner.run(JOB)).rejects.toThrow('already released');
+      store.claim = claim;
+      const lines = warn.mock.calls.map(([line]) => (line as { msg?: string }).msg);
+      expect(lines).not.toContain('job not claimed; delivered again after a back-off');
+      expect(lines).toContain('dependency unavailable');
+      while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../core/index.js';
-import { isOutageError, outages } from '../health/outages.js';
+import { outages } from '../health/outages.js';
 import { Metrics, type JobOutcome } from '../metrics/metrics.js';
 import { RealtimePublisher } from '../realtime/realtime.types.js';
 import { isStorageUnavailable, MediaUrls, storageError } from '../storage/index.js';
@@ -79,13 +79,13 @@ export class JobRunner {
     try {
       job = await this.store.claim(jobId);
     } catch (err) {
-      // One warning per outage, not one per delivery: every waiting job fails its claim in turn.
-      const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
-      // A database or Redis outage is the outage log's one warning; another failure warns here once.
-      if (isOutageError(err)) outages.report(err);
-      if (this.claimsFailing || isOutageError(err)) this.logger.debug(line);
-      else this.logger.warn(line);
+      // One warning per failing streak, not one per delivery: every waiting job fails its claim in
+      // turn. An outage is the outage log's one warning, so it warns nothing here.
+      const first = !this.claimsFailing;
       this.claimsFailing = true;
+      const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
+      if ((await outages.covers(err)) || !first) this.logger.debug(line);
+      else this.logger.warn(line);
       throw err;
     }
     if (this.claimsFailing) {
@@ -141,6 +141,7 @@ export class JobRunner {
       try {
         if (await this.store.payOwedHook(job.id, this.handlers.handlerFor(job.jobType)?.onFailed)) paid += 1;
       } catch (err) {
+        if (await outages.covers(err)) throw err; // the sweep tries again after the outage
         const delayMs = owedHookRetryMs(tries + 1);
         this.logger.error({ msg: 'owed job failure hook failed again', job_id: job.id, job_type: job.jobType, tries: tries + 1, retry_in_ms: delayMs, err: describe(err) });
         await this.store.deferOwedHook(job.id, delayMs);
@@ -190,7 +191,7 @@ export class JobRunner {
         if (!(await this.store.release(job.id, job.attempts))) return;
         break;
       } catch (releaseErr) {
-        if (!isOutageError(releaseErr)) throw releaseErr;
+        if (!(await outages.covers(releaseErr))) throw releaseErr;
         await new Promise((r) => setTimeout(r, OUTAGE_RETRY_MS));
       }
     }
@@ -236,7 +237,8 @@ export class JobRunner {
     try {
       failed = await this.store.fail(job.id, job.attempts, failure, hook);
     } catch (err) {
-      if (!hook) throw err;
+      // Away, the database could take neither: the row stays running, and its next delivery runs it again.
+      if (!hook || (await outages.covers(err))) throw err;
       // The hook rolled back with its transaction. The job still ends rather than hang as running,
       // and owes its hook (a refund) in that same transaction: `payOwedHooks` runs it until it commits.
       const retryMs = owedHookRetryMs(0);

@@ -4,6 +4,7 @@ import { jobInsertSql, JobStore } from './job-store.js';
 import type { JobType } from './job-types.js';
 import { Jobs, type JobRecord, type JobSettlement, type NewJob } from './job.types.js';
 import { JobTransport } from './transport/job-transport.js';
+import { outages } from '../health/outages.js';
 
 /** The job port: rows through the store, messages through the configured transport. */
 @Injectable()
@@ -32,7 +33,7 @@ export class JobsService extends Jobs {
       await this.transport.add(job.id);
     } catch (err) {
       // The row is committed and open: the consumers' recovery sweep sends it again.
-      this.logger.warn({ msg: 'job not enqueued; recovery will send it', job_id: job.id, err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'job not enqueued; recovery will send it', job_id: job.id, err: String(err) });
     }
   }
 

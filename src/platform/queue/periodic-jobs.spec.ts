@@ -1,4 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
 import type { ProcessLifecycle } from '../lifecycle/index.js';
@@ -41,6 +42,33 @@ describe('PeriodicPass', () => {
     expect(await running).toBe(2);
     expect(await t.pass.run()).toBe(0);
     expect(t.calls()).toBe(1);
+  });
+});
+
+describe('PeriodicPass timed runs', () => {
+  it('warns once per failing streak of timed passes, naming the pass, and keeps ticking', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const stops: Array<() => Promise<unknown>> = [];
+    const lifecycle = { onStop: (fn: () => Promise<unknown>) => stops.push(fn) } as unknown as ProcessLifecycle;
+    const outcomes = ['fail', 'fail', 'fail', 'ok', 'fail'];
+    let calls = 0;
+    const pass = new PeriodicPass(async () => {
+      const outcome = outcomes[calls++] ?? 'ok';
+      if (outcome === 'fail') throw new TypeError('x is undefined');
+      return 1;
+    }, 'test.pass');
+    try {
+      pass.start(5, lifecycle);
+      while (calls < outcomes.length + 1) await new Promise((r) => setTimeout(r, 5));
+      await Promise.all(stops.map((stop) => stop()));
+      const lines = warn.mock.calls.map(([line]) => line as { msg?: string; pass?: string });
+      expect(lines.filter((l) => l.msg === 'periodic pass failed; the next tick goes on')).toEqual([
+        expect.objectContaining({ pass: 'test.pass', err: 'TypeError: x is undefined' }),
+        expect.objectContaining({ pass: 'test.pass', err: 'TypeError: x is undefined' }),
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 

@@ -1,8 +1,9 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/index.js';
 import type { ProcessRole } from '../../core/index.js';
 import { inTransaction, type Tx } from '../database/index.js';
+import { outages } from '../health/outages.js';
 import { ProcessLifecycle } from '../lifecycle/index.js';
 import type { Jobs, JobRecord, NewJob } from './job.types.js';
 import { consumesQueues, QUEUE_ROLE } from './job-consumer.js';
@@ -10,19 +11,26 @@ import { consumesQueues, QUEUE_ROLE } from './job-consumer.js';
 /**
  * The timer of a periodic scheduler: a pass at start and every `everyMs`, a pass still running
  * joined rather than doubled, and no pass once the process stops (the stop waits for the one running).
+ * A timed pass that fails warns once per failing streak, and not at all when an outage accounts for
+ * it (the outage log says that once); the next tick goes on.
  */
 export class PeriodicPass {
+  private readonly logger = new Logger('PeriodicPass');
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private stopped = false;
+  private failing = false;
 
-  constructor(private readonly pass: (now: Date) => Promise<number>) {}
+  constructor(
+    private readonly pass: (now: Date) => Promise<number>,
+    private readonly name = 'periodic pass',
+  ) {}
 
   start(everyMs: number, lifecycle: ProcessLifecycle): void {
-    this.timer = setInterval(() => void this.run(), everyMs);
+    this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
     lifecycle.onStop(() => this.stop());
-    void this.run();
+    void this.tick();
   }
 
   async stop(): Promise<Record<string, unknown>> {
@@ -37,6 +45,18 @@ export class PeriodicPass {
     if (this.stopped) return Promise.resolve(0);
     this.running ??= this.pass(now).finally(() => (this.running = undefined));
     return this.running;
+  }
+
+  /** A timed pass: its failure is logged here, since nobody awaits it. */
+  private async tick(): Promise<void> {
+    try {
+      await this.run();
+      this.failing = false;
+    } catch (err) {
+      const first = !this.failing;
+      this.failing = true;
+      if (!(await outages.covers(err)) && first) this.logger.warn({ msg: 'periodic pass failed; the next tick goes on', pass: this.name, err: String(err) });
+    }
   }
 }
 
@@ -65,7 +85,7 @@ export class PeriodicPasses implements OnApplicationBootstrap, BeforeApplication
 
   register(spec: PeriodicPassSpec): PeriodicPass {
     if (this.passes.has(spec.name)) throw new Error(`two periodic passes are named "${spec.name}"`);
-    const pass = new PeriodicPass((now) => spec.pass(now));
+    const pass = new PeriodicPass((now) => spec.pass(now), spec.name);
     this.passes.set(spec.name, { pass, everyMs: spec.everyMs });
     return pass;
   }

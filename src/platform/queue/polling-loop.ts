@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { isOutageError, outages } from '../health/outages.js';
+import { outages } from '../health/outages.js';
 
 export interface PollingLoopOptions {
   /** What a pass does, for the log line when it fails ("outbox dispatch", "webhook claim"). */
@@ -56,11 +56,9 @@ export class PollingLoop {
         again = await this.opts.pass();
         this.failing = false;
       } catch (err) {
-        if (isOutageError(err)) outages.report(err);
-        // A driver's failure that does not name an outage may still be one (a client closed as the
-        // database went away): the probes decide, and the outage log says it once.
-        else if (!this.failing && !(await outages.confirm(err))) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
+        const first = !this.failing;
         this.failing = true;
+        if (!(await outages.covers(err)) && first) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
       }
       if (!again && !this.stopped) await this.idle();
     }

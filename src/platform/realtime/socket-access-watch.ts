@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { API_KEY_PREFIX, type Caller } from '../../core/index.js';
 import type { SocketSession } from './socket-session.js';
+import { outages } from '../health/outages.js';
 
 /** How often the watch looks at the access stamps and at sockets whose check is due. */
 export const WATCH_TICK_MS = 1_000;
@@ -58,7 +59,7 @@ export class SocketAccessWatch {
     try {
       entry.stamp ??= (await this.deps.readStamps([workspaceId])).get(workspaceId);
     } catch (err) {
-      this.logger.warn({ msg: 'could not read the access stamp of a new socket', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'could not read the access stamp of a new socket', err: String(err) });
     }
   }
 
@@ -80,7 +81,7 @@ export class SocketAccessWatch {
     try {
       stamps = await this.deps.readStamps([...workspaceIds]);
     } catch (err) {
-      this.logger.warn({ msg: 'could not read access stamps; checking due sockets only', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'could not read access stamps; checking due sockets only', err: String(err) });
       stamps = new Map();
     }
     const now = this.now();
@@ -105,7 +106,7 @@ export class SocketAccessWatch {
     try {
       caller = await this.deps.recheck(token);
     } catch (err) {
-      this.logger.error({ msg: 'socket credential check failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.error({ msg: 'socket credential check failed', err: String(err) });
       // Due again a little later (the moved stamp is taken as seen, so it does not retry every tick).
       for (const session of sessions) {
         const entry = this.watched.get(session);

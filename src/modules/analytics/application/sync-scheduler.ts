@@ -7,6 +7,7 @@ import { nextDueAfterClaim } from '../domain/sync-schedule.js';
 import { SyncStateRepository } from '../infrastructure/sync-state.repository.js';
 import { SYNC_ANALYTICS_JOB } from './job-types.js';
 import { MetricsSource } from './ports/metrics-source.js';
+import { outages } from '../../../platform/health/index.js';
 
 const CLAIM_BATCH = 200;
 
@@ -50,7 +51,7 @@ export class SyncScheduler {
       if (created > 0) this.logger.log({ msg: 'analytics syncs scheduled', count: created });
       return created;
     } catch (err) {
-      this.logger.warn({ msg: 'analytics scheduling failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'analytics scheduling failed', err: String(err) });
       return 0;
     }
   }

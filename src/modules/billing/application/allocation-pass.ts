@@ -4,6 +4,7 @@ import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { PLAN_ALLOCATIONS } from '../domain/catalogue.js';
 import { AllocationsRepository } from '../infrastructure/allocations.repository.js';
 import { CreditAlerts } from './credit-alerts.js';
+import { outages } from '../../../platform/health/index.js';
 
 /** Workspaces one statement opens a period for. */
 const BATCH = 500;
@@ -50,7 +51,7 @@ export class AllocationPass {
       }
       await this.alerts.sweepMissed(ALERT_SWEEP);
     } catch (err) {
-      this.logger.warn({ msg: 'allocation pass stopped early; the next one goes on', granted, err: err instanceof Error ? err.message : String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'allocation pass stopped early; the next one goes on', granted, err: err instanceof Error ? err.message : String(err) });
     }
     if (due > 0) this.logger.log({ msg: 'monthly allocations opened', due, granted, ms: Date.now() - started });
     return granted;

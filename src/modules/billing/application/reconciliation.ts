@@ -4,6 +4,7 @@ import { Metrics } from '../../../platform/metrics/index.js';
 import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { SubscriptionsRepository } from '../infrastructure/subscriptions.repository.js';
 import { BillingSync } from './billing-sync.js';
+import { outages } from '../../../platform/health/index.js';
 
 const PAGE = 100;
 
@@ -51,6 +52,7 @@ export class BillingReconciliation {
             this.logger.warn({ msg: 'billing drift mended', workspace_id: workspaceId, plan_from: outcome.planFrom, plan_to: outcome.planTo, grants: outcome.grants });
           }
         } catch (err) {
+          if (await outages.covers(err)) throw err; // the pass ends; the outage log says it once
           report.failed += 1;
           this.logger.warn({ msg: 'billing reconciliation of a workspace failed', workspace_id: workspaceId, err: err instanceof Error ? err.message : String(err) });
         }

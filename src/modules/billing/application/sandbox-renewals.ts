@@ -4,6 +4,7 @@ import { PeriodicPass, PeriodicPasses } from '../../../platform/queue/index.js';
 import { SandboxGateway } from '../infrastructure/sandbox-gateway.js';
 import { BillingEventIntake } from './billing-event-intake.js';
 import { PaymentGateway } from './ports/payment-gateway.js';
+import { outages } from '../../../platform/health/index.js';
 
 /**
  * The offline sandbox's clock: what Stripe does when a period ends. On the processes that consume
@@ -42,7 +43,7 @@ export class SandboxRenewals {
       }
       if (events.length > 0) this.logger.log({ msg: 'sandbox subscriptions renewed', events: events.length });
     } catch (err) {
-      this.logger.warn({ msg: 'sandbox renewal pass failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'sandbox renewal pass failed', err: String(err) });
     }
     return delivered;
   }

@@ -5,6 +5,7 @@ import type { Tx } from '../../../platform/database/index.js';
 import { Jobs, type JobRecord } from '../../../platform/queue/index.js';
 import type { ContentItem } from '../domain/content-item.js';
 import { ContentItemRepository } from '../infrastructure/content-item.repository.js';
+import { outages } from '../../../platform/health/index.js';
 
 /** An item with its current job: what reads and changes of content answer (contract §6). */
 export interface ItemView {
@@ -54,7 +55,7 @@ export class ContentViews {
         if (item) await this.announce(workspaceId, await this.view(workspaceId, item));
       }
     } catch (err) {
-      this.logger.warn({ msg: 'content event not published', workspace_id: workspaceId, err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'content event not published', workspace_id: workspaceId, err: String(err) });
     }
   }
 

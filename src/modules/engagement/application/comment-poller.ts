@@ -7,6 +7,7 @@ import { PublishingFacade, type InboundComment } from '../../publishing/index.js
 import type { InboundMessage } from '../domain/inbound.js';
 import { ResponderSettingsRepository } from '../infrastructure/responder-settings.repository.js';
 import { InboundIntake } from './inbound-intake.js';
+import { outages } from '../../../platform/health/index.js';
 
 /** A platform whose comments can be read by polling. */
 type Polled = 'youtube' | 'twitter';
@@ -47,6 +48,7 @@ export class CommentPoller {
         try {
           stored += await this.pollOne(workspaceId, platform);
         } catch (err) {
+          if (await outages.covers(err)) throw err; // the pass ends; the outage log says it once
           this.logger.warn({ msg: 'comment poll failed', workspace_id: workspaceId, platform, err: String(err) });
         }
       }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProcessRole } from '../../../core/index.js';
 import { AppConfig } from '../../../config/index.js';
-import { isOutageError, outages } from '../../../platform/health/index.js';
+import { outages } from '../../../platform/health/index.js';
 import { ProcessLifecycle } from '../../../platform/lifecycle/index.js';
 import { consumesQueues, JobTransport, NO_DEADLINE, QUEUE_ROLE, type DroppedMessage } from '../../../platform/queue/index.js';
 import { newClaimId, type ScheduledPost } from '../domain/scheduled-post.js';
@@ -185,8 +185,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
       await this.states.purgeExpired(this.ds.manager);
       return abandoned.length;
     } catch (err) {
-      if (isOutageError(err)) outages.report(err);
-      else this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'publish sweep failed', err: String(err) });
       return 0;
     } finally {
       this.sweeping = false;
@@ -210,8 +209,7 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
         count = await this.dispatchOnce();
       } catch (err) {
         // A database or Redis outage is one warning from the outage log, not one every interval.
-        if (isOutageError(err)) outages.report(err);
-        else this.logger.warn({ msg: 'publish dispatch failed', err: String(err) });
+        if (!(await outages.covers(err))) this.logger.warn({ msg: 'publish dispatch failed', err: String(err) });
       }
       if (count < this.config.publishing.dispatchBatch) await this.idle(this.config.publishing.dispatchIntervalMs);
     }

@@ -6,6 +6,7 @@ import { describeFailure } from './failure-kinds.js';
 import { GpuBackends } from './gpu-backends.js';
 import { RouterState } from './router-state.js';
 import { RoutingDirectory, type DirectoryEntry } from './routing-directory.js';
+import { outages } from '../../../platform/health/index.js';
 
 /**
  * Health probes (A1111 `/internal/ping`, ComfyUI `/system_stats`). Processes that run jobs probe
@@ -52,7 +53,7 @@ export class EndpointHealth implements OnApplicationBootstrap, OnApplicationShut
         if (await this.state.claimProbe(e.endpoint.id, this.settings.healthIntervalMs)) void this.probe(e);
       }
     } catch (err) {
-      this.logger.warn({ msg: 'health round failed', error: (err as Error).message });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'health round failed', error: (err as Error).message });
     }
   }
 

@@ -14,6 +14,7 @@ import { EndpointDisabledNotice } from './ports/endpoint-notices.js';
 import { WebhookSender } from './ports/webhook-sender.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookSecrets } from './webhook-secrets.js';
+import { outages } from '../../../platform/health/index.js';
 
 /** The slots an endpoint has left in this process, and the endpoints with none. */
 export function saturated(inFlight: ReadonlyMap<string, number>, perEndpoint: number): string[] {
@@ -105,7 +106,9 @@ export class WebhookDeliveryLoop implements OnApplicationBootstrap, BeforeApplic
   private start(d: ClaimedDelivery): void {
     this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
     const run: Promise<void> = this.attempt(d)
-      .catch((err: unknown) => this.logger.warn({ msg: 'webhook attempt not recorded; its lease will lapse and it runs again', delivery_id: d.id, err: String(err) }))
+      .catch(async (err: unknown) => {
+        if (!(await outages.covers(err))) this.logger.warn({ msg: 'webhook attempt not recorded; its lease will lapse and it runs again', delivery_id: d.id, err: String(err) });
+      })
       .finally(() => {
         const left = (this.inFlight.get(d.endpointId) ?? 1) - 1;
         if (left <= 0) this.inFlight.delete(d.endpointId);

@@ -8,6 +8,7 @@ import { PeriodicPass, PeriodicPasses } from '../../../../platform/queue/index.j
 import { Storage } from '../../../../platform/storage/index.js';
 import { planAccountDeletion } from '../../domain/data-rights.js';
 import { DataRightsRepository } from '../../infrastructure/data-rights.repository.js';
+import { outages } from '../../../../platform/health/index.js';
 
 const CLAIM_BATCH = 20;
 /** A claimed purge not finished in this time is claimed again by the next pass (the purge is idempotent). */
@@ -52,7 +53,7 @@ export class AccountPurge {
         purged++;
       }
     } catch (err) {
-      this.logger.warn({ msg: 'account purge pass failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'account purge pass failed', err: String(err) });
     }
     return purged;
   }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../../core/index.js';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
-import { isOutageError, outages } from '../../../../platform/health/index.js';
+import { outages } from '../../../../platform/health/index.js';
 import { Outbox } from '../../../../platform/outbox/index.js';
 import { jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
@@ -111,7 +111,7 @@ export class GenerationSteps {
       const changed = await inTransaction(this.ds, (tx) => this.failItem(tx, job));
       if (changed) await this.views.changed(job.workspaceId, contentId);
     } catch (err) {
-      if (isOutageError(err)) return outages.report(err); // the outage log says it once
+      if (await outages.covers(err)) return; // the outage log says it once
       this.logger.warn({ msg: 'content not marked failed; the failure hook will', content_id: contentId, err: String(err) });
     }
   }

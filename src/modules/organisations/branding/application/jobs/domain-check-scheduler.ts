@@ -5,6 +5,7 @@ import { AppConfig } from '../../../../../config/index.js';
 import { createClaimedJobs, Jobs, PeriodicPass, PeriodicPasses } from '../../../../../platform/queue/index.js';
 import { DomainClaimsRepository } from '../../infrastructure/domain-claims.repository.js';
 import { VERIFY_CUSTOM_DOMAIN_JOB } from './job-types.js';
+import { outages } from '../../../../../platform/health/index.js';
 
 const CLAIM_BATCH = 200;
 
@@ -46,7 +47,7 @@ export class DomainCheckScheduler {
       if (created > 0) this.logger.log({ msg: 'domain checks scheduled', count: created });
       return created;
     } catch (err) {
-      this.logger.warn({ msg: 'domain check scheduling failed', err: String(err) });
+      if (!(await outages.covers(err))) this.logger.warn({ msg: 'domain check scheduling failed', err: String(err) });
       return 0;
     }
   }
