@@ -5,7 +5,8 @@
  * and prints the functions with the most self time, grouped by package. The .cpuprofile file is
  * kept for a flame graph (Chrome DevTools, speedscope). `/public/...` paths use the API key.
  * `npm run bench:profile -- POST /characters [seconds]` profiles character creation instead, spread
- * over enough agency workspaces that none reaches its character limit.
+ * over enough agency workspaces that none reaches its character limit. `/l/<shortcode>` seeds a link
+ * of that shortcode and follows it as a browser, so every request is a counted click.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ interface CpuProfile {
   samples: number[];
   timeDeltas: number[];
 }
+
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 /** Microseconds on the monotonic clock, as V8 stamps profiles. */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
@@ -107,16 +110,24 @@ async function main(): Promise<void> {
   /** The measurement's start and end on the monotonic clock. */
   const measured = { from: 0, to: 0, requests: 1 };
   try {
-    const server = await startApi({ ...backing.env, AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000' });
+    const server = await startApi({ ...backing.env, AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', OPEN_RATE_LIMIT_PER_MINUTE: '100000000' });
     const api = new ApiClient(server.baseUrl);
     const owner = await setPlan(api, await adminToken(api), await register(api, `profile-${Date.now()}@bench.test`), 'agency');
-    for (let i = 1; i <= 20; i++) await api.post('/characters', { name: `Profiled ${i}`, niche: 'fitness' }, { token: owner.token, expect: 201 });
+    let characterId = '';
+    for (let i = 1; i <= 20; i++) {
+      characterId = (await api.post<{ character: { id: string } }>('/characters', { name: `Profiled ${i}`, niche: 'fitness' }, { token: owner.token, expect: 201 })).body.character.id;
+    }
     const key = await api.post<{ key: string }>('/api-keys', { name: 'profile', scopes: ['characters:read'] }, { token: owner.token, expect: 201 });
     const token = path.startsWith('/public/') ? key.body.key : owner.token;
+    const shortcode = /^\/l\/([^/?]+)$/.exec(path)?.[1];
+    if (shortcode) {
+      // The public redirect: a link with that shortcode, followed by a browser (so each click is counted), with no credentials.
+      await api.post(`/characters/${characterId}/links`, { destination_url: 'https://shop.example.com/p/1', shortcode }, { token: owner.token, expect: 201 });
+    }
     const seconds = Number(secondsArg);
     const spec = creating
       ? await createSpec(api, server.baseUrl, seconds + settings.warmupSeconds)
-      : { label: `GET ${path}`, url: `${server.baseUrl}${path}`, headers: path === '/health' ? {} : { authorization: `Bearer ${token}` } };
+      : { label: `GET ${path}`, url: `${server.baseUrl}${path}`, headers: path === '/health' ? {} : shortcode ? { 'user-agent': BROWSER } : { authorization: `Bearer ${token}` } };
     // Start-up and seeding are left out: only the samples taken while the route was measured count.
     measured.from = monotonicUs();
     const m = await measure(spec, { connections: settings.connections, durationSeconds: seconds, warmupSeconds: settings.warmupSeconds });

@@ -22,7 +22,7 @@ export class Redirects {
 
   /**
    * The destination of `shortcode` (404 when no link has it). A person's visit is counted before
-   * the answer (one Redis round trip); a store that fails does not stop the visitor, it is logged.
+   * the answer (in Redis, sent together with the clicks arriving meanwhile); a store that fails does not stop the visitor, it is logged.
    */
   async follow(shortcode: string, userAgent: string | undefined): Promise<string> {
     const target = isShortcode(shortcode) ? await this.targets.of(shortcode) : null;

@@ -8,10 +8,10 @@ export interface ClickBatch {
 
 /**
  * Where clicks are counted between flushes: Redis when configured (shared by every process),
- * else this process's memory (the embedded mode, one process). A click costs one round trip.
+ * else this process's memory (the embedded mode, one process).
  */
 export abstract class ClickStore {
-  /** Counts one click of `linkId` on `day` (UTC, YYYY-MM-DD). */
+  /** Counts one click of `linkId` on `day` (UTC, YYYY-MM-DD); resolves once the store holds it. */
   abstract add(linkId: string, day: string): Promise<void>;
   /**
    * Moves everything counted so far aside as a new batch, atomically (clicks arriving meanwhile
