@@ -1,7 +1,7 @@
 import { adminToken, register, setPlan } from '../lib/accounts.js';
 import { createBacking } from '../lib/backing.js';
 import { ApiClient } from '../lib/http.js';
-import { measureInTurns, type LoadSpec, type Measurement } from '../lib/load.js';
+import { measure, measureInTurns, type LoadSpec, type Measurement } from '../lib/load.js';
 import type { Target } from '../lib/report.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { reportProblems, startApi, startWorker, type BenchProcess } from '../lib/server.js';
@@ -11,14 +11,17 @@ import type { BenchSettings } from '../lib/settings.js';
  * Monetization (issue 30), run as the second half of `npm run bench -- engagement`: the public redirect `GET /l/{shortcode}` against `GET /health` in turns
  * on one API (PostgreSQL + Redis), a worker flushing the counted clicks. Every request is a
  * person's click (a browser User-Agent), so each one is counted in Redis. Targets: the redirect at
- * ≥ 70 % of health's requests/s, and, once flushed, the link's click_count equal to the 302s sent
- * (no warm-up: every click sent is one the count must hold).
+ * ≥ 70 % of health's requests/s, and, once flushed, the link's click_count equal to the 302s sent.
+ * Both routes warm up first (BENCH_WARMUP), the redirect on a link of its own, so the measured
+ * link counts the measured clicks only.
  */
 const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', OPEN_RATE_LIMIT_PER_MINUTE: '100000000', MONETIZATION_CLICK_FLUSH_MS: '500' };
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const TARGET_RATIO = 0.7;
 const SHORTCODE = 'bench-link';
 const EXACT_SHORTCODE = 'bench-exact';
+/** The link the warm-up follows, so the measured link's count holds the measured clicks only. */
+const WARM_SHORTCODE = 'bench-warm';
 /** Clicks of the exactness phase: each one awaited, so the count they must make is known. */
 const EXACT_CLICKS = 3000;
 
@@ -34,6 +37,7 @@ async function seedLink(client: ApiClient): Promise<{ token: string; characterId
   await client.post(`/characters/${characterId}/links`, { platform: 'instagram', destination_url: 'https://shop.example.com/p/1?ref=bench', shortcode: SHORTCODE }, { token: owner.token, expect: 201 });
   const other = await client.post<{ character: { id: string } }>('/characters', { name: 'Counter', niche: 'fashion' }, { token: owner.token, expect: 201 });
   await client.post(`/characters/${other.body.character.id}/links`, { destination_url: 'https://shop.example.com/p/2', shortcode: EXACT_SHORTCODE }, { token: owner.token, expect: 201 });
+  await client.post(`/characters/${other.body.character.id}/links`, { destination_url: 'https://shop.example.com/p/3', shortcode: WARM_SHORTCODE }, { token: owner.token, expect: 201 });
   return { token: owner.token, characterId, exactCharacterId: other.body.character.id };
 }
 
@@ -80,6 +84,10 @@ export const monetization: Scenario = {
         { label: 'GET /health', url: `${api.baseUrl}/health` },
         { label: 'GET /l/{shortcode}', url: `${api.baseUrl}/l/${SHORTCODE}`, headers: { 'user-agent': BROWSER } },
       ];
+      // Both routes warm up first, as in every scenario; the redirect's warm-up follows its own link.
+      for (const warm of [specs[0], { ...specs[1], url: `${api.baseUrl}/l/${WARM_SHORTCODE}` }]) {
+        await measure(warm, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+      }
       const opts = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: 0 };
       console.log(`  ${specs.map((s) => s.label).join(' and ')} in turns: ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s at ${opts.connections} connections`);
       const [health, redirect] = await measureInTurns(specs, opts, settings.rounds);

@@ -5,12 +5,14 @@ import { E2E_MODE } from '../helpers/env.js';
 import { inviteAndAccept, switchTo } from '../helpers/invitations.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { authedSocket, type TestSocket } from '../helpers/socket.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.js';
 import { closePlatformFakes, platformEnv, startPlatformFakes, type PlatformFakes } from '../fakes/platforms/index.js';
 
 type Json = Record<string, any>;
 type Responder = 'instagram' | 'twitter' | 'youtube';
 
 const APP_URL = 'http://app.e2e.test';
+const OPENAI_KEY = 'sk-e2e-engagement';
 const VERIFY_TOKEN = 'e2e-verify-token';
 const DELAY_SECONDS = 1;
 
@@ -20,6 +22,7 @@ const DELAY_SECONDS = 1;
  */
 describe('engagement: conversations and the responder', () => {
   let fakes: PlatformFakes;
+  let openai: FakeOpenAi;
   let backing: Backing;
   let server: TestServer;
   let worker: RunningProcess | undefined;
@@ -93,9 +96,14 @@ describe('engagement: conversations and the responder', () => {
 
   beforeAll(async () => {
     fakes = await startPlatformFakes();
+    openai = await startFakeOpenAi({ apiKey: OPENAI_KEY });
     backing = await createBacking();
     const env = {
       ...platformEnv({ instagram: fakes.instagram, twitter: fakes.twitter, youtube: fakes.youtube }),
+      // Replies are drafted by the OpenAI adapter, against the fake chat completions server.
+      TEXT_PROVIDER: 'openai',
+      OPENAI_BASE_URL: openai.url,
+      OPENAI_API_KEY: OPENAI_KEY,
       APP_URL,
       INSTAGRAM_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
       ENGAGEMENT_POLL_INTERVAL: '300',
@@ -118,6 +126,7 @@ describe('engagement: conversations and the responder', () => {
     socket?.close();
     await Promise.all([server?.stop(), worker?.stop()]);
     await closePlatformFakes(fakes);
+    await openai?.close();
     await backing?.cleanup();
   });
 
@@ -299,6 +308,35 @@ describe('engagement: conversations and the responder', () => {
       expect(repliesTo('twitter').some((r) => r.target === '9002')).toBe(false);
       expect((await conversations({ status: 'pending_review' })).map((c) => c.id)).toContain(conversation.id);
       expect((await setResponder({ mode: 'auto' })).status).toBe(200);
+    });
+
+    it('holds an empty draft for a person when the text model cannot write one, instead of retrying it for hours', async () => {
+      const asked = openai.requests.length;
+      // Both of the adapter's asks come back unusable: a bad_response, which a retry would repeat.
+      openai.setMode({ kind: 'malformed', times: 2 });
+      try {
+        const { id: commentId, payload } = igComment('u_ig_unwritten', 'What soil do roses like?');
+        await instagram(payload);
+        const pending = await socket.waitFor((m) => m.type === 'conversation.reply_pending' && m.message.review_reason === 'draft_failed', 15_000);
+        expect(pending.message).toMatchObject({ origin: 'auto', status: 'pending_review', text: '', send_at: null, error: { code: 'upstream_failed' } });
+        expect(openai.requests.length - asked).toBe(2);
+        const conversation = await conversationWith('instagram', 'u_ig_unwritten');
+        expect((await read(conversation.id)).conversation.status).toBe('pending_review');
+
+        const approve = (body: Json) => api(server).post(`/conversations/${conversation.id}/messages/${pending.message.id}/approve`).set(owner.auth).send(body);
+        const empty = await approve({});
+        expect(empty.status).toBe(400);
+        expect(empty.body).toMatchObject({ code: 'validation_failed', details: [{ field: 'text' }] });
+        const written = await approve({ text: 'Roses love rich, well-drained soil.' });
+        expect(written.status).toBe(200);
+        expect(written.body.message).toMatchObject({ status: 'queued', text: 'Roses love rich, well-drained soil.', review_reason: 'draft_failed', error: null });
+        await messageWhere(conversation.id, (m) => m.id === pending.message.id && m.status === 'sent', 'the written reply to be sent');
+        expect(repliesTo('instagram').filter((r) => r.target === commentId)).toEqual([expect.objectContaining({ text: 'Roses love rich, well-drained soil.' })]);
+        // The model was not asked again: the event was settled, not retried.
+        expect(openai.requests.length - asked).toBe(2);
+      } finally {
+        openai.setMode({ kind: 'ok' });
+      }
     });
   });
 

@@ -6073,10 +6073,10 @@ export interface components {
             /** @description The message a reply answers. */
             reply_to_id: string | null;
             /**
-             * @description Why a draft waits for a person.
+             * @description Why a draft waits for a person. draft_failed: the text generator could not write it (text is empty, error says why); approve it with text.
              * @enum {string|null}
              */
-            review_reason: "review_mode" | "banned_topic" | "paused" | null;
+            review_reason: "review_mode" | "banned_topic" | "paused" | "draft_failed" | null;
             /**
              * Format: date-time
              * @description When a queued reply goes out (the delay, then the hourly cap).
@@ -6104,7 +6104,7 @@ export interface components {
             conversation: components["schemas"]["ConversationBody"];
         };
         ApproveReplyDto: {
-            /** @description The reply as edited by the reviewer; the draft as written when absent. */
+            /** @description The reply as edited by the reviewer; the draft as written when absent. Required for a draft the text generator could not write (review_reason draft_failed, empty text). */
             text?: string;
         };
         AdminWorkspaceView: {

@@ -33,5 +33,5 @@ export type {
 } from './application/ports/index.js';
 export { CLOUD_ROUTE, ImageGeneratorSeam, ImageRouter, drawnRoute, type DrawnRoute, type ImageRoute, type RoutedImages } from './application/image-routing.js';
 export { callProvider } from './application/provider-call.js';
-export { fromOutbound, upstreamFailed } from './infrastructure/providers/shared/provider-failure.js';
+export { failsForGood, fromOutbound, upstreamFailed } from './infrastructure/providers/shared/provider-failure.js';
 export { LORA_STYLE_GRID, applyStyle, styleAxis, type StyleAxis, promptWithLook, fitImage } from './infrastructure/providers/index.js';

@@ -66,6 +66,9 @@ export class ConversationsService {
       const draft = await this.conversations.message(caller.workspaceId, messageId, tx);
       if (!draft || draft.conversationId !== id) throw AppError.notFound('Message');
       if (text !== undefined) assertFits(text, conversation, draft.channel);
+      else if (draft.status === 'pending_review' && draft.text === '') {
+        throw new AppError('validation_failed', 'This draft has no text (the text generator could not write it): send the reply as text.', [{ field: 'text', message: 'required: the draft is empty' }]);
+      }
       const approved = await this.conversations.approve(tx, caller.workspaceId, messageId, caller.userId, text);
       if (!approved) throw new AppError('invalid_state_transition', `Only a reply waiting for review can be approved; this one is ${draft.status}.`, { status: draft.status });
       await this.queue(tx, caller.workspaceId, approved);

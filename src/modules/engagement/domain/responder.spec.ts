@@ -1,4 +1,4 @@
-import { bannedTopicIn, DEFAULT_RESPONDER, nextSendAt, patchedResponder, planReply, replyLimit, type ResponderSettings } from './responder.js';
+import { bannedTopicIn, DEFAULT_RESPONDER, filing, nextSendAt, patchedResponder, planReply, replyLimit, type ResponderSettings } from './responder.js';
 
 const on: ResponderSettings = { ...DEFAULT_RESPONDER, enabled: true, platformsEnabled: ['instagram', 'twitter'], mode: 'auto', bannedTopics: ['crypto', 'politics'] };
 const at = (iso: string) => new Date(iso);
@@ -31,6 +31,15 @@ describe('planReply', () => {
     expect(planReply(on, 'instagram', 'open', 'what about crypto')).toEqual({ kind: 'review', reason: 'banned_topic', topic: 'crypto' });
     expect(planReply({ ...on, mode: 'review' }, 'twitter', 'pending_review', 'nice post')).toEqual({ kind: 'review', reason: 'review_mode', topic: null });
     expect(planReply(on, 'twitter', 'open', 'nice post')).toEqual({ kind: 'auto' });
+  });
+});
+
+describe('filing', () => {
+  it('queues a written auto reply, holds a written review draft for its reason, and holds any unwritten draft as draft_failed', () => {
+    expect(filing({ kind: 'auto' }, true)).toEqual({ status: 'queued', reviewReason: null });
+    expect(filing({ kind: 'review', reason: 'banned_topic', topic: 'crypto' }, true)).toEqual({ status: 'pending_review', reviewReason: 'banned_topic' });
+    expect(filing({ kind: 'auto' }, false)).toEqual({ status: 'pending_review', reviewReason: 'draft_failed' });
+    expect(filing({ kind: 'review', reason: 'review_mode', topic: null }, false)).toEqual({ status: 'pending_review', reviewReason: 'draft_failed' });
   });
 });
 

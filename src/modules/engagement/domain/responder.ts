@@ -77,14 +77,29 @@ export function bannedTopicIn(text: string, topics: readonly string[]): string |
   return null;
 }
 
-/** Why a drafted reply waits for a person instead of going out. */
-export type ReviewReason = 'review_mode' | 'banned_topic' | 'paused';
+/**
+ * Why a drafted reply waits for a person instead of going out. `draft_failed`: the text generator
+ * could not write one (it refused, or answered unusably, or kept failing), so a person writes it.
+ */
+export type ReviewReason = 'review_mode' | 'banned_topic' | 'paused' | 'draft_failed';
+
+export const REVIEW_REASONS: readonly ReviewReason[] = ['review_mode', 'banned_topic', 'paused', 'draft_failed'];
 
 /** What the responder does with a new message from the audience. */
 export type ReplyPlan =
   | { kind: 'none'; why: 'responder_off' | 'platform_off' | 'conversation_paused' | 'conversation_closed' }
   | { kind: 'review'; reason: ReviewReason; topic: string | null }
   | { kind: 'auto' };
+
+/**
+ * How the responder files its reply to a message the plan answers: queued to go out (auto), or
+ * waiting for a person, and why. A reply the text generator could not write always waits.
+ */
+export function filing(plan: Exclude<ReplyPlan, { kind: 'none' }>, written: boolean): { status: 'queued' | 'pending_review'; reviewReason: ReviewReason | null } {
+  if (!written) return { status: 'pending_review', reviewReason: 'draft_failed' };
+  if (plan.kind === 'review') return { status: 'pending_review', reviewReason: plan.reason };
+  return { status: 'queued', reviewReason: null };
+}
 
 /** The ordered checks: is the responder on here, is the conversation answering, then review or auto. */
 export function planReply(settings: ResponderSettings, platform: Platform, conversationStatus: string, text: string): ReplyPlan {

@@ -76,6 +76,8 @@ export interface NewReply {
   reviewReason: ReviewReason | null;
   authorUserId: string | null;
   sendAt: Date | null;
+  /** Why no text was written (a draft the text generator could not write). */
+  error?: { code: string; message: string } | null;
 }
 
 export interface ConversationFilter {
@@ -149,11 +151,11 @@ export class ConversationsRepository {
     const c = r.conversation;
     const rows = await insertedRows<MessageRow>(
       tx,
-      `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, text, status, origin, reply_to_id, review_reason, author_user_id, send_at)
-       VALUES ($1, $2, $3, $4, $5, 'outbound', $6, $7, $8, $9, $10, $11, $12, $13)
+      `INSERT INTO conversation_messages (id, workspace_id, conversation_id, character_id, platform, direction, channel, text, status, origin, reply_to_id, review_reason, author_user_id, send_at, error_code, error_message)
+       VALUES ($1, $2, $3, $4, $5, 'outbound', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (reply_to_id) WHERE origin = 'auto' DO NOTHING
        RETURNING ${MESSAGE_COLUMNS}`,
-      [newId('cmsg'), r.workspaceId, c.id, c.characterId, c.platform, r.channel, r.text, r.status, r.origin, r.replyToId, r.reviewReason, r.authorUserId, r.sendAt],
+      [newId('cmsg'), r.workspaceId, c.id, c.characterId, c.platform, r.channel, r.text, r.status, r.origin, r.replyToId, r.reviewReason, r.authorUserId, r.sendAt, r.error?.code ?? null, r.error?.message ?? null],
     );
     return rows[0] ? toMessage(rows[0]) : null;
   }
@@ -258,7 +260,7 @@ export class ConversationsRepository {
   async approve(tx: Tx, workspaceId: string, id: string, userId: string, text: string | undefined): Promise<ConversationMessage | null> {
     const rows = await changedRows<MessageRow>(
       tx,
-      `UPDATE conversation_messages SET status = 'queued', author_user_id = $3, text = COALESCE($4, text), send_at = now(), updated_at = now()
+      `UPDATE conversation_messages SET status = 'queued', author_user_id = $3, text = COALESCE($4, text), error_code = NULL, error_message = NULL, send_at = now(), updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND status = 'pending_review' RETURNING ${MESSAGE_COLUMNS}`,
       [workspaceId, id, userId, text ?? null],
     );

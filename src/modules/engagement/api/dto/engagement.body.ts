@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CONVERSATION_STATUSES, MESSAGE_ORIGINS, MESSAGE_STATUSES } from '../../domain/conversation.js';
-import { RESPONDER_MODES, RESPONDER_PLATFORMS, type ResponderSettings } from '../../domain/responder.js';
+import { RESPONDER_MODES, RESPONDER_PLATFORMS, REVIEW_REASONS, type ResponderSettings } from '../../domain/responder.js';
 
 /** The wire body of a character's responder settings. */
 export function toResponderBody(characterId: string, s: ResponderSettings): Record<string, unknown> {
@@ -51,7 +51,7 @@ export class ConversationMessageBody {
   @ApiProperty({ type: String, nullable: true, description: 'The platform’s id: of the message received, or of the reply once sent.' }) platform_message_id!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The post, tweet or video a comment was made on.' }) remote_post_id!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The message a reply answers.' }) reply_to_id!: string | null;
-  @ApiProperty({ type: String, nullable: true, enum: ['review_mode', 'banned_topic', 'paused'], description: 'Why a draft waits for a person.' }) review_reason!: string | null;
+  @ApiProperty({ type: String, nullable: true, enum: REVIEW_REASONS, description: 'Why a draft waits for a person. draft_failed: the text generator could not write it (text is empty, error says why); approve it with text.' }) review_reason!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a queued reply goes out (the delay, then the hourly cap).' }) send_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at!: string | null;
   @ApiProperty({ type: MessageErrorBody, nullable: true }) error!: MessageErrorBody | null;

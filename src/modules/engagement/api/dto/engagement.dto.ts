@@ -68,7 +68,7 @@ export class ManualReplyDto {
 }
 
 export class ApproveReplyDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 10_000, description: 'The reply as edited by the reviewer; the draft as written when absent.' })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 10_000, description: 'The reply as edited by the reviewer; the draft as written when absent. Required for a draft the text generator could not write (review_reason draft_failed, empty text).' })
   @ValidateIf((_o: object, v: unknown) => v !== undefined) @Trim() @IsString() @MinLength(1) @MaxLength(10_000)
   text?: string;
 }

@@ -16,6 +16,22 @@ export function upstreamFailed(provider: ProviderName, reason: string, message: 
   return new AppError('upstream_failed', message, { provider, reason, ...extra });
 }
 
+/** Reasons a provider call fails again the same way when repeated: what came back, or what we asked, cannot be used. */
+const LASTING_REASONS = new Set(['bad_response', 'bad_input', 'not_configured', 'too_large', 'prediction_failed', 'talk_rejected']);
+
+/**
+ * Whether a provider failure would happen again on a retry, so work that would retry it (an outbox
+ * subscriber, with back-off for hours) should settle instead: an answer we cannot use, a request
+ * the provider cannot take, a missing configuration, or a 4xx other than 408 and 429. Timeouts,
+ * network failures, 5xx, 408 and 429 pass with time.
+ */
+export function failsForGood(err: unknown): boolean {
+  if (!(err instanceof AppError) || err.code !== 'upstream_failed') return false;
+  const { reason, status } = (err.details ?? {}) as { reason?: unknown; status?: unknown };
+  if (typeof reason === 'string' && LASTING_REASONS.has(reason)) return true;
+  return reason === 'http_error' && typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 /** Maps what the outbound layer threw; AppErrors pass through, anything unknown is rethrown. */
 export function fromOutbound(provider: ProviderName, err: unknown, what: string): Error {
   if (err instanceof AppError || !isOutboundError(err)) return err as Error;
