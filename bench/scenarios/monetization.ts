@@ -26,7 +26,7 @@ const WARM_SHORTCODE = 'bench-warm';
 const EXACT_CLICKS = 3000;
 
 interface LinkPage {
-  links: Array<{ id: string; click_count: number }>;
+  links: Array<{ id: string; shortcode: string; click_count: number }>;
 }
 
 async function seedLink(client: ApiClient): Promise<{ token: string; characterId: string; exactCharacterId: string }> {
@@ -56,12 +56,12 @@ async function clickExactly(baseUrl: string, connections: number): Promise<numbe
   return redirected;
 }
 
-/** Polls the link's flushed click_count until it reaches `expected` or the time is up. */
-async function flushedCount(client: ApiClient, token: string, characterId: string, expected: number, timeoutMs: number): Promise<number> {
+/** Polls the flushed click_count of the character's link `shortcode` until it reaches `expected` or the time is up. */
+async function flushedCount(client: ApiClient, token: string, characterId: string, shortcode: string, expected: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const page = await client.get<LinkPage>(`/characters/${characterId}/links`, { token });
-    const count = page.body.links[0]?.click_count ?? 0;
+    const count = page.body.links.find((l) => l.shortcode === shortcode)?.click_count ?? 0;
     if (count >= expected || Date.now() > deadline) return count;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -95,9 +95,9 @@ export const monetization: Scenario = {
       const redirects = redirect.statusCodes['302'] ?? 0;
       // autocannon drops the requests in flight when a turn ends; the service answered and counted them.
       const inFlight = settings.connections * settings.rounds;
-      const loadCounted = await flushedCount(client, seed.token, seed.characterId, redirects, 30_000);
+      const loadCounted = await flushedCount(client, seed.token, seed.characterId, SHORTCODE, redirects, 30_000);
       const exactSent = await clickExactly(api.baseUrl, settings.connections);
-      const exactCounted = await flushedCount(client, seed.token, seed.exactCharacterId, exactSent, 30_000);
+      const exactCounted = await flushedCount(client, seed.token, seed.exactCharacterId, EXACT_SHORTCODE, exactSent, 30_000);
       const clean = redirect.errors === 0 && redirects === redirect.requests;
       const targets: Target[] = [
         {
