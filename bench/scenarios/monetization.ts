@@ -18,6 +18,7 @@ import type { BenchSettings } from '../lib/settings.js';
 const LOAD_ENV = { AUTH_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MULTIPLIER: '1000', OPEN_RATE_LIMIT_PER_MINUTE: '100000000', MONETIZATION_CLICK_FLUSH_MS: '500' };
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const TARGET_RATIO = 0.7;
+const CRAWLER = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const SHORTCODE = 'bench-link';
 const EXACT_SHORTCODE = 'bench-exact';
 /** The link the warm-up follows, so the measured link's count holds the measured clicks only. */
@@ -83,14 +84,16 @@ export const monetization: Scenario = {
       const specs: LoadSpec[] = [
         { label: 'GET /health', url: `${api.baseUrl}/health` },
         { label: 'GET /l/{shortcode}', url: `${api.baseUrl}/l/${SHORTCODE}`, headers: { 'user-agent': BROWSER } },
+        // The same redirect followed by a crawler, which is not counted: the route without its counter (reported, not judged).
+        { label: 'GET /l/{shortcode}, a crawler (not counted)', url: `${api.baseUrl}/l/${SHORTCODE}`, headers: { 'user-agent': CRAWLER } },
       ];
       // Both routes warm up first, as in every scenario; the redirect's warm-up follows its own link.
       for (const warm of [specs[0], { ...specs[1], url: `${api.baseUrl}/l/${WARM_SHORTCODE}` }]) {
         await measure(warm, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
       }
       const opts = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: 0 };
-      console.log(`  ${specs.map((s) => s.label).join(' and ')} in turns: ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s at ${opts.connections} connections`);
-      const [health, redirect] = await measureInTurns(specs, opts, settings.rounds);
+      console.log(`  ${specs.map((s) => s.label).join(', ')} in turns: ${settings.rounds} rounds of ${(opts.durationSeconds / settings.rounds).toFixed(1)} s at ${opts.connections} connections`);
+      const [health, redirect, crawler] = await measureInTurns(specs, opts, settings.rounds);
       const ratio = redirect.rps / health.rps;
       const redirects = redirect.statusCodes['302'] ?? 0;
       // autocannon drops the requests in flight when a turn ends; the service answered and counted them.
@@ -113,7 +116,7 @@ export const monetization: Scenario = {
           note: `under the load above: ${loadCounted} counted for ${redirects} answers seen plus up to ${inFlight} dropped in flight`,
         },
       ];
-      const rows: Measurement[] = [health, { ...redirect, non2xx: redirect.requests - redirects }];
+      const rows: Measurement[] = [health, { ...redirect, non2xx: redirect.requests - redirects }, { ...crawler, non2xx: crawler.requests - (crawler.statusCodes['302'] ?? 0) }];
       return { measurements: rows, targets };
     } finally {
       reportProblems(processes);
