@@ -452,14 +452,7 @@ describe('JobRunner', () => {
   });
 
   it('runs a job again when its handler met a bare reset that names nobody while the database is down', async () => {
-    // An outage an earlier case began ends at the next probe.
-    outages.register('database', async () => 'up', 5432);
-    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
-    let probes = 0;
-    outages.register('database', async () => {
-      probes += 1;
-      if (probes === 1) throw new Error('down');
-    }, 5432);
+    await databaseDownForOneProbe();
     let calls = 0;
     handlers.set('thing', async () => {
       calls += 1;
@@ -496,13 +489,7 @@ describe('JobRunner', () => {
   });
 
   it('a claim failing for an error that names no outage warns nothing when the probes find the database down', async () => {
-    outages.register('database', async () => 'up', 5432);
-    while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
-    let probes = 0;
-    outages.register('database', async () => {
-      probes += 1;
-      if (probes === 1) throw new Error('down');
-    }, 5432);
+    await databaseDownForOneProbe();
     const warn = jest.spyOn(Logger.prototype, 'warn');
     try {
       handlers.set('thing', async () => undefined);
@@ -521,3 +508,14 @@ describe('JobRunner', () => {
     }
   });
 });
+
+/** Ends any outage an earlier case began, then registers a database probe that fails once (the next outage) and answers after. */
+async function databaseDownForOneProbe(): Promise<void> {
+  outages.register('database', async () => 'up', 5432);
+  while (outages.isDown('database')) await new Promise((r) => setTimeout(r, 20));
+  let probes = 0;
+  outages.register('database', async () => {
+    probes += 1;
+    if (probes === 1) throw new Error('down');
+  }, 5432);
+}
