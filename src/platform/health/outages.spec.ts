@@ -123,6 +123,19 @@ describe('DependencyOutages', () => {
     await waitUntil(() => !outages.isDown('database'));
   });
 
+  it('probes for the first failure of a streak only: later ones warn nothing and probe nothing', async () => {
+    const outages = new DependencyOutages();
+    let probes = 0;
+    outages.register('database', async () => {
+      probes += 1;
+    });
+    const bug = new TypeError('x is undefined');
+    expect(await outages.warnsFor(bug, true)).toBe(true);
+    expect(probes).toBe(1);
+    for (let i = 0; i < 5; i++) expect(await outages.warnsFor(bug, false)).toBe(false);
+    expect(probes).toBe(1);
+  });
+
   it('covers an error that looks like an outage at once, and reports it', async () => {
     const outages = new DependencyOutages();
     let up = false;

@@ -144,6 +144,17 @@ export class DependencyOutages {
     return true;
   }
 
+  /**
+   * For work that warns once per failing streak: whether this failure warns. The streak's first
+   * failure asks `covers`; later ones only report what looks like an outage, so a loop that keeps
+   * failing for another reason does not probe the dependencies on every pass.
+   */
+  async warnsFor(err: unknown, firstOfStreak: boolean): Promise<boolean> {
+    if (firstOfStreak) return !(await this.covers(err));
+    if (isOutageError(err)) this.report(err);
+    return false;
+  }
+
   /** Calls `listener` each time an outage ends (work that waited for it may go again). */
   onRestored(listener: (dependency: Dependency) => void): void {
     this.restoredListeners.push(listener);

@@ -120,9 +120,8 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       // A database or Redis outage is reported once by the outage log; anything else warns once per failing streak.
       const first = !this.sweepFailing;
       this.sweepFailing = true;
-      if (await outages.covers(err)) return sent;
       const line = { msg: 'job recovery sweep failed', sent, err: String(err) };
-      if (first) this.logger.warn(line);
+      if (await outages.warnsFor(err, first)) this.logger.warn(line);
       else this.logger.debug(line);
     }
     if (sent > 0) this.logger.log({ msg: 'open jobs re-sent', count: sent });

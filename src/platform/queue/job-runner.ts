@@ -84,8 +84,8 @@ export class JobRunner {
       const first = !this.claimsFailing;
       this.claimsFailing = true;
       const line = { msg: 'job not claimed; delivered again after a back-off', job_id: jobId, err: String(err) };
-      if ((await outages.covers(err)) || !first) this.logger.debug(line);
-      else this.logger.warn(line);
+      if (await outages.warnsFor(err, first)) this.logger.warn(line);
+      else this.logger.debug(line);
       throw err;
     }
     if (this.claimsFailing) {

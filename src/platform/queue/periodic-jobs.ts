@@ -55,7 +55,7 @@ export class PeriodicPass {
     } catch (err) {
       const first = !this.failing;
       this.failing = true;
-      if (!(await outages.covers(err)) && first) this.logger.warn({ msg: 'periodic pass failed; the next tick goes on', pass: this.name, err: String(err) });
+      if (await outages.warnsFor(err, first)) this.logger.warn({ msg: 'periodic pass failed; the next tick goes on', pass: this.name, err: String(err) });
     }
   }
 }

@@ -58,7 +58,7 @@ export class PollingLoop {
       } catch (err) {
         const first = !this.failing;
         this.failing = true;
-        if (!(await outages.covers(err)) && first) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
+        if (await outages.warnsFor(err, first)) this.opts.logger.warn({ msg: `${this.opts.what} failed`, err: String(err) });
       }
       if (!again && !this.stopped) await this.idle();
     }

@@ -81,9 +81,8 @@ export function bannedTopicIn(text: string, topics: readonly string[]): string |
  * Why a drafted reply waits for a person instead of going out. `draft_failed`: the text generator
  * could not write one (it refused, or answered unusably, or kept failing), so a person writes it.
  */
-export type ReviewReason = 'review_mode' | 'banned_topic' | 'paused' | 'draft_failed';
-
-export const REVIEW_REASONS: readonly ReviewReason[] = ['review_mode', 'banned_topic', 'paused', 'draft_failed'];
+export const REVIEW_REASONS = ['review_mode', 'banned_topic', 'paused', 'draft_failed'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 /** What the responder does with a new message from the audience. */
 export type ReplyPlan =
