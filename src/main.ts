@@ -16,7 +16,7 @@ import { McpTools } from './modules/mcp/index.js';
 import { assertEveryRouteDeclared } from './platform/auth/route-audit.js';
 import { HttpDrain, ProcessLifecycle } from './platform/lifecycle/index.js';
 import {
-  API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, noStore, outsideApiNotFound, requestId, strictValidationPipe, webhookPrecheck,
+  API_PREFIX, AppExceptionFilter, assertErrorCodesKnown, jsonDepthGuard, LeanExpressAdapter, noStore, outsideApiNotFound, requestId, strictValidationPipe, webhookPrecheck,
 } from './platform/http/index.js';
 import { accessLog, JsonLogger } from './platform/logging/index.js';
 import { httpMetrics, Metrics } from './platform/metrics/index.js';
@@ -24,7 +24,7 @@ import { mountQueueBoard } from './platform/metrics/queue-board.js';
 
 /** `drain` counts the requests in flight, so that a stop can wait for them (see main). */
 export async function createApi(config: AppConfig, drain = new HttpDrain()): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), new LeanExpressAdapter(), {
     logger: new JsonLogger(config.logLevel),
     bodyParser: false,
   });

@@ -13,3 +13,4 @@ export * from './openapi.js';
 export * from './webhook-precheck.js';
 export * from './json-only.js';
 export * from './job-doc.js';
+export * from './express-server.js';
