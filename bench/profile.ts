@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   if (creating && path !== '/characters') throw new Error('POST profiles /characters only');
   const settings = loadSettings();
   const dir = mkdtempSync(join(tmpdir(), 'persona-profile-'));
-  process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256'} --cpu-prof --cpu-prof-dir=${dir}`;
+  process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=16 --max-old-space-size=256'} --cpu-prof --cpu-prof-dir=${dir}`;
   const backing = await createBacking(settings, 'profile');
   /** The measurement's start and end on the monotonic clock. */
   const measured = { from: 0, to: 0, requests: 1 };

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { freePort } from '../../test/support/free-port.js';
 import { join, resolve } from 'node:path';
@@ -23,7 +24,7 @@ export interface BenchApi extends BenchProcess {
 }
 
 /** The V8 flags of `npm run start:prod` and the Docker image; BENCH_NODE_FLAGS, read at each start, overrides them. */
-const serverNodeFlags = (): string[] => (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
+const serverNodeFlags = (): string[] => (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=16 --max-old-space-size=256').split(' ').filter(Boolean);
 
 function launch(script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, root = ROOT): Promise<{ proc: BenchProcess; match: RegExpMatchArray }> {
   // The servers run with the V8 flags of the production start command (package.json start:prod).
@@ -60,6 +61,9 @@ function launch(script: string, env: Record<string, string>, ready: RegExp, time
   return new Promise((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`${script} not ready in ${timeoutMs} ms:\n${proc.output.join('\n')}`)), timeoutMs);
     const onLine = (line: string) => {
+      // BENCH_SERVER_LOG=<prefix> keeps every line a server prints in <prefix>.<script>.<pid> (with
+      // BENCH_NODE_FLAGS='... --trace-gc', the collector's pauses beside the figures).
+      if (process.env.BENCH_SERVER_LOG) appendFileSync(`${process.env.BENCH_SERVER_LOG}.${script}.${proc.pid}`, `${line}\n`);
       proc.output.push(line);
       if (proc.output.length > 200) proc.output.shift();
       if (/"level":"(warn|error)"|^\S*error/i.test(line) && proc.problems.length < 50) proc.problems.push(line);
