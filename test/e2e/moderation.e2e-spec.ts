@@ -151,8 +151,11 @@ describe('moderation', () => {
     expect((await act(rejected, 'reject')).status).toBe(200);
     await expectRefusals(rejected, 'rejected');
     fake.setMode({ kind: 'fail', error: 'NSFW content detected' });
+    const beforeOrder = await balance();
     const failed = await waitForItem((await generate()).id, ['failed']);
     fake.setMode({ kind: 'ok' });
+    // The item shows failed as soon as its job fails; the refund comes with the job's own failure, a moment later.
+    await waitFor(async () => ((await balance()) === beforeOrder ? true : undefined), 30_000, 'the failed order refunded');
     await expectRefusals(failed, 'failed');
   }, 90_000);
 
