@@ -3,11 +3,8 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 
-/** The request and response classes a Node server builds its messages with (`http.createServer` options). */
-export interface MessageClasses {
-  IncomingMessage: typeof http.IncomingMessage;
-  ServerResponse: typeof http.ServerResponse;
-}
+/** The request and response classes a Node server builds its messages with. */
+type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
 
 /** Copies onto `target` every property of `from` and of its prototypes up to `base`, the nearest winning. */
 function copyUpTo(target: object, from: object, base: object): void {
@@ -24,7 +21,7 @@ function copyUpTo(target: object, from: object, base: object): void {
  * old space by about 12 KB a request, plain `node:http` by nothing (docs/benchmarks.md). Built as
  * these classes, a request already has the prototype Express sets, so the swap changes nothing.
  */
-export function expressMessageClasses(app: Express): MessageClasses {
+function expressMessageClasses(app: Express): MessageClasses {
   class ExpressRequest extends http.IncomingMessage {}
   class ExpressResponse extends http.ServerResponse {}
   copyUpTo(ExpressRequest.prototype, app.request, http.IncomingMessage.prototype);
