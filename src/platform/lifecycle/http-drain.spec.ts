@@ -107,6 +107,34 @@ describe('HttpDrain', () => {
     await expect(settled).resolves.toEqual({ requests_drained: 1, requests_cut: 0 });
   });
 
+  it('marks every request in flight at the stop, also one that began after another ended (its place reused)', async () => {
+    const drain = new HttpDrain(100);
+    const held: Array<() => void> = [];
+    const server = await serve(drain, (res) => held.push(() => res.end('ok')));
+    servers.push(server);
+    const [first, second, third] = [client(server), client(server), client(server)];
+    const heldCount = async (n: number) => {
+      while (held.length < n) await new Promise((resolve) => setImmediate(resolve));
+    };
+    first.send('/one');
+    await heldCount(1);
+    second.send('/two');
+    await heldCount(2);
+    held[1]();
+    expect((await second.answered(1))[0]).not.toMatch(/\r\nConnection: close\r\n/i);
+    third.send('/three');
+    await heldCount(3);
+    expect(drain.requestsInFlight).toBe(2);
+
+    drain.stop(server);
+    const settled = drain.settled(server, NEVER);
+    held[0]();
+    held[2]();
+    expect((await first.answered(1))[0]).toMatch(/\r\nConnection: close\r\n/i);
+    expect((await third.answered(1))[0]).toMatch(/\r\nConnection: close\r\n/i);
+    await expect(settled).resolves.toEqual({ requests_drained: 2, requests_cut: 0 });
+  });
+
   it('at the release point, cuts what still runs and says so', async () => {
     const drain = new HttpDrain(100);
     const server = await serve(drain, () => undefined);

@@ -19,7 +19,17 @@ export const IDLE_GRACE_MS = 1000;
  * then ends those connections: a connection is closed only when truly idle.
  */
 export class HttpDrain {
-  private readonly responses = new Set<Response>();
+  /**
+   * The responses in flight, each in a slot of its own that is emptied when it ends, the emptied
+   * slots used again. Not a Set: V8 keeps a Set's entries in a hash table that it rebuilds as
+   * entries come and go, and the table it leaves behind, in the old space, still points at the
+   * responses that were in it. The young collector takes those pointers for live ones, so every
+   * response tracked across a rebuild, with all it holds, was promoted to the old space; a route
+   * that waits on I/O (a Redis round trip) then cost a full collection every second or so
+   * (docs/benchmarks.md, "A Set of responses").
+   */
+  private readonly slots: Array<Response | undefined> = [];
+  private readonly freeSlots: number[] = [];
   /** Open HTTP connections (upgraded ones, the sockets, leave: the gateway closes them). */
   private readonly connections = new Set<Socket>();
   private inFlight = 0;
@@ -36,9 +46,10 @@ export class HttpDrain {
   readonly track = (_req: Request, res: Response, next: NextFunction): void => {
     this.inFlight += 1;
     this.begun += 1;
-    this.responses.add(res);
+    const slot = this.freeSlots.pop() ?? this.slots.length;
+    this.slots[slot] = res;
     if (this.draining) res.setHeader('Connection', 'close');
-    res.once('close', () => this.done(res));
+    res.once('close', () => this.done(slot));
     next();
   };
 
@@ -62,7 +73,7 @@ export class HttpDrain {
    */
   stop(server: Server): void {
     this.draining = true;
-    for (const res of this.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const res of this.slots) if (res && !res.headersSent) res.setHeader('Connection', 'close');
     NetServer.prototype.close.call(server);
   }
 
@@ -96,8 +107,9 @@ export class HttpDrain {
     return this.inFlight === 0 && this.begun === begun && [...this.connections].every((socket) => read.get(socket) === socket.bytesRead);
   }
 
-  private done(res: Response): void {
-    this.responses.delete(res);
+  private done(slot: number): void {
+    this.slots[slot] = undefined;
+    this.freeSlots.push(slot);
     this.inFlight -= 1;
     if (this.draining) this.served += 1;
     if (this.inFlight === 0) this.idle?.();
