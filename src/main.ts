@@ -24,7 +24,7 @@ import { mountQueueBoard } from './platform/metrics/queue-board.js';
 
 /** `drain` counts the requests in flight, so that a stop can wait for them (see main). */
 export async function createApi(config: AppConfig, drain = new HttpDrain()): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), new LeanExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, 'api'), new LeanExpressAdapter({ routePrefix: API_PREFIX }), {
     logger: new JsonLogger(config.logLevel),
     bodyParser: false,
   });
