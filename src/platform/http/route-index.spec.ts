@@ -66,7 +66,7 @@ describe('RouteIndex (through LeanExpressAdapter, as Nest adds routes)', () => {
     const { get } = await start((a) => {
       a.get('/api/v1/characters/:id', seen);
       // Not literal: kept in the application's list, after the index.
-      a.get('/api/v1/:anything/deep', (req, res) => res.json({ fallback: req.params.anything }));
+      a.get('/api/v1/:anything/deep', (req: Request, res: Response) => res.json({ fallback: req.params.anything }));
     }, notFound);
     expect((await get('/api/v1/characters/c1')).status).toBe(200);
     expect((await get('/api/v1/characters/c1', { method: 'DELETE' })).body).toEqual({ missing: '/api/v1/characters/c1' });

@@ -1,7 +1,9 @@
 import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { CountedCalls } from './counted-calls.js';
+import { FixedMetadataReflector } from './fixed-metadata-reflector.js';
 import { RateLimitHeaders } from './rate-limit-headers.js';
 import { policyOf, type RateLimitedRequest } from './throttlers.js';
 
@@ -21,6 +23,10 @@ interface LoopbackCandidate {
 export class RateLimitGuard extends ThrottlerGuard {
   private headers!: RateLimitHeaders;
   @Inject(CountedCalls) private readonly counted!: CountedCalls;
+
+  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage, reflector: Reflector) {
+    super(options, storage, new FixedMetadataReflector(reflector));
+  }
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
