@@ -135,6 +135,33 @@ describe('HttpDrain', () => {
     await expect(settled).resolves.toEqual({ requests_drained: 2, requests_cut: 0 });
   });
 
+  it('leaves an upgraded connection out: what it carries is no HTTP activity, and it stays open', async () => {
+    const drain = new HttpDrain(100);
+    const server = await serve(drain);
+    servers.push(server);
+    server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: chat\r\nConnection: Upgrade\r\n\r\n');
+      socket.on('data', () => undefined);
+    });
+    const plain = client(server);
+    plain.send('/before');
+    await plain.answered(1);
+    const upgraded = client(server);
+    upgraded.socket.write('GET /chat HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: chat\r\n\r\n');
+    while (!upgraded.answers()[0]?.startsWith('101')) await new Promise((resolve) => upgraded.socket.once('data', resolve));
+    // The upgraded connection talks all along; the drain must not wait for it to fall silent.
+    const chatter = setInterval(() => upgraded.socket.write('ping'), 20);
+    try {
+      drain.stop(server);
+      await expect(drain.settled(server, NEVER)).resolves.toEqual({ requests_drained: 0, requests_cut: 0 });
+      expect(await plain.ended).toBe('closed');
+      expect(upgraded.socket.destroyed).toBe(false);
+    } finally {
+      clearInterval(chatter);
+      upgraded.socket.destroy();
+    }
+  });
+
   it('at the release point, cuts what still runs and says so', async () => {
     const drain = new HttpDrain(100);
     const server = await serve(drain, () => undefined);

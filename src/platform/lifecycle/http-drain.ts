@@ -19,19 +19,10 @@ export const IDLE_GRACE_MS = 1000;
  * then ends those connections: a connection is closed only when truly idle.
  */
 export class HttpDrain {
-  /**
-   * The responses in flight, each in a slot of its own that is emptied when it ends, the emptied
-   * slots used again. Not a Set: V8 keeps a Set's entries in a hash table that it rebuilds as
-   * entries come and go, and the table it leaves behind, in the old space, still points at the
-   * responses that were in it. The young collector takes those pointers for live ones, so every
-   * response tracked across a rebuild, with all it holds, was promoted to the old space; a route
-   * that waits on I/O (a Redis round trip) then cost a full collection every second or so
-   * (docs/benchmarks.md, "A Set of responses").
-   */
-  private readonly slots: Array<Response | undefined> = [];
-  private readonly freeSlots: number[] = [];
+  /** The responses in flight (see `Slots`: not a Set). */
+  private readonly responses = new Slots<Response>();
   /** Open HTTP connections (upgraded ones, the sockets, leave: the gateway closes them). */
-  private readonly connections = new Set<Socket>();
+  private readonly connections = new Slots<Socket>();
   private inFlight = 0;
   /** Requests begun since the process started: a change means a connection was not idle. */
   private begun = 0;
@@ -46,10 +37,9 @@ export class HttpDrain {
   readonly track = (_req: Request, res: Response, next: NextFunction): void => {
     this.inFlight += 1;
     this.begun += 1;
-    const slot = this.freeSlots.pop() ?? this.slots.length;
-    this.slots[slot] = res;
+    const slot = this.responses.add(res);
     if (this.draining) res.setHeader('Connection', 'close');
-    res.once('close', () => this.done(slot));
+    res.once('close', () => this.done(slot, res));
     next();
   };
 
@@ -60,10 +50,10 @@ export class HttpDrain {
   /** Follows `server`'s connections, to tell when they are all silent. Call before it listens. */
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => {
-      this.connections.add(socket);
-      socket.once('close', () => this.connections.delete(socket));
+      const slot = this.connections.add(socket);
+      socket.once('close', () => this.connections.remove(slot, socket));
     });
-    server.on('upgrade', (_req: unknown, socket: Socket) => this.connections.delete(socket));
+    server.on('upgrade', (_req: unknown, socket: Socket) => this.connections.remove(this.connections.indexOf(socket), socket));
   }
 
   /**
@@ -73,7 +63,7 @@ export class HttpDrain {
    */
   stop(server: Server): void {
     this.draining = true;
-    for (const res of this.slots) if (res && !res.headersSent) res.setHeader('Connection', 'close');
+    for (const res of this.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
     NetServer.prototype.close.call(server);
   }
 
@@ -107,11 +97,47 @@ export class HttpDrain {
     return this.inFlight === 0 && this.begun === begun && [...this.connections].every((socket) => read.get(socket) === socket.bytesRead);
   }
 
-  private done(slot: number): void {
-    this.slots[slot] = undefined;
-    this.freeSlots.push(slot);
+  private done(slot: number, res: Response): void {
+    this.responses.remove(slot, res);
     this.inFlight -= 1;
     if (this.draining) this.served += 1;
     if (this.inFlight === 0) this.idle?.();
+  }
+}
+
+/**
+ * Objects that come and go many times a second (requests, connections), each in a slot that is
+ * emptied when it leaves and then used again. Not a Set: V8 keeps a Set's entries in a hash table
+ * that it rebuilds as entries come and go, and a table it leaves behind in the old space still
+ * points at what it held, until the next full collection. The young collector takes every pointer
+ * from the old space for a live one, so each response tracked across a rebuild was promoted with
+ * all it holds, and a route that waits on I/O cost a full collection about every second
+ * (docs/benchmarks.md, "A Set of responses").
+ */
+class Slots<T extends object> {
+  private readonly items: Array<T | undefined> = [];
+  private readonly free: number[] = [];
+
+  /** Puts `item` in a free slot; answers the slot. */
+  add(item: T): number {
+    const slot = this.free.pop() ?? this.items.length;
+    this.items[slot] = item;
+    return slot;
+  }
+
+  /** Empties `slot` if it still holds `item` (a slot emptied before may hold another by now). */
+  remove(slot: number, item: T): void {
+    if (slot < 0 || this.items[slot] !== item) return;
+    this.items[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  /** The slot holding `item`, or -1. */
+  indexOf(item: T): number {
+    return this.items.indexOf(item);
+  }
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (const item of this.items) if (item !== undefined) yield item;
   }
 }
