@@ -33,6 +33,8 @@ export interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
+  /** What the errors were, when the load generator knows (the open loop does). */
+  errorKinds?: Record<string, number>;
   statusCodes: Record<string, number>;
   /** Peak RSS of the server while this route was measured, in MiB, when the scenario samples it. */
   rssPeakMb?: number;

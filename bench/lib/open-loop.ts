@@ -60,6 +60,8 @@ export interface Answers {
   times: number[];
   /** Requests that got no answer (transport errors). */
   errors: number;
+  /** How many of those errors each message names (`read ECONNRESET`, `timed out after 10 s`). */
+  errorKinds: Record<string, number>;
   non2xx: number;
 }
 
@@ -67,16 +69,19 @@ export function tallyAnswers(sent: Sent[]): Answers {
   const statusCodes: Record<string, number> = {};
   const times: number[] = [];
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   for (const s of sent) {
     if (s.error !== undefined || s.answeredAt === undefined) {
       errors++;
+      const kind = s.error ?? 'no answer';
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       continue;
     }
     statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
     times.push(s.answeredAt - s.t0);
   }
   const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
-  return { statusCodes, times, errors, non2xx };
+  return { statusCodes, times, errors, errorKinds, non2xx };
 }
 
 /** A table row for an open loop: its rate, p50/p99 of `values`, and what the API answered. */
@@ -91,6 +96,7 @@ export function openLoopRow(label: string, run: OpenLoopRun, values: number[], a
     p99: Math.round(percentile(values, 99)),
     non2xx: answers.non2xx,
     errors,
+    errorKinds: answers.errorKinds,
     statusCodes: answers.statusCodes,
   };
 }

@@ -40,7 +40,10 @@ function problems(m: Measurement): string {
   const codes = Object.entries(m.statusCodes)
     .filter(([code]) => !code.startsWith('2'))
     .map(([code, n]) => `${n}x${code}`);
-  if (m.errors > 0) codes.push(`${m.errors} errors`);
+  if (m.errors > 0) {
+    const kinds = Object.entries(m.errorKinds ?? {}).map(([kind, n]) => `${n}x ${kind}`);
+    codes.push(kinds.length > 0 ? `${m.errors} errors (${kinds.join(', ')})` : `${m.errors} errors`);
+  }
   return `NOT CLEAN: ${codes.join(', ')}`;
 }
 
