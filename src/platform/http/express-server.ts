@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
-import { RouteIndex, type IndexedMethod } from './route-index.js';
+import { RouteIndex } from './route-index.js';
 
 /** The request and response classes a Node server builds its messages with. */
 type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
@@ -40,48 +40,9 @@ function expressMessageClasses(app: Express): MessageClasses {
  * `RouteIndex`, so a request tries only the routes of its first segment.
  */
 export class LeanExpressAdapter extends ExpressAdapter {
-  private readonly routes?: RouteIndex;
-
   constructor(options: { routePrefix?: string } = {}) {
     super();
-    if (options.routePrefix) this.routes = new RouteIndex(this.getInstance<Express>(), options.routePrefix);
-  }
-
-  override get(...args: unknown[]): unknown {
-    return this.route('get', args) ?? super.get(...(args as Parameters<ExpressAdapter['get']>));
-  }
-
-  override post(...args: unknown[]): unknown {
-    return this.route('post', args) ?? super.post(...(args as Parameters<ExpressAdapter['post']>));
-  }
-
-  override put(...args: unknown[]): unknown {
-    return this.route('put', args) ?? super.put(...(args as Parameters<ExpressAdapter['put']>));
-  }
-
-  override patch(...args: unknown[]): unknown {
-    return this.route('patch', args) ?? super.patch(...(args as Parameters<ExpressAdapter['patch']>));
-  }
-
-  override delete(...args: unknown[]): unknown {
-    return this.route('delete', args) ?? super.delete(...(args as Parameters<ExpressAdapter['delete']>));
-  }
-
-  override head(...args: unknown[]): unknown {
-    return this.route('head', args) ?? super.head(...(args as Parameters<ExpressAdapter['head']>));
-  }
-
-  override options(...args: unknown[]): unknown {
-    return this.route('options', args) ?? super.options(...(args as Parameters<ExpressAdapter['options']>));
-  }
-
-  override all(...args: unknown[]): unknown {
-    return this.route('all', args) ?? super.all(...(args as Parameters<ExpressAdapter['all']>));
-  }
-
-  /** The application when the index took the route (as Express's own methods answer); undefined when it did not. */
-  private route(method: IndexedMethod, [path, ...handlers]: unknown[]): Express | undefined {
-    return this.routes?.add(method, path, handlers) ? this.getInstance<Express>() : undefined;
+    if (options.routePrefix) new RouteIndex(this.getInstance<Express>(), options.routePrefix).install();
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -37,6 +37,20 @@ export class RouteIndex {
   }
 
   /**
+   * Takes over the application's route methods (`app.get(path, ...handlers)` and the others of
+   * INDEXED_METHODS), through which Nest adds its routes: a route the index takes goes to its
+   * segment's router, any other to the application as before. `app.get(setting)`, a settings read,
+   * is left alone.
+   */
+  install(): void {
+    for (const method of INDEXED_METHODS) {
+      const original = this.app[method].bind(this.app) as (...args: unknown[]) => unknown;
+      const routed = (path: unknown, ...handlers: unknown[]): unknown => (handlers.length > 0 && this.add(method, path, handlers) ? this.app : original(path, ...handlers));
+      (this.app as unknown as Record<IndexedMethod, typeof routed>)[method] = routed;
+    }
+  }
+
+  /**
    * Adds the route to its segment's router when `path` is a string under the prefix whose first
    * segment after it is literal; answers false, adding nothing, otherwise.
    */
