@@ -1,8 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 
 /** The route methods the index takes; any other keeps the application's own list. */
-export const INDEXED_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all'] as const;
-export type IndexedMethod = (typeof INDEXED_METHODS)[number];
+const INDEXED_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all'] as const;
+type IndexedMethod = (typeof INDEXED_METHODS)[number];
 
 /** A path segment with nothing for path-to-regexp to read: no parameter, wildcard, group or escape. */
 const LITERAL_SEGMENT = /^[A-Za-z0-9_.~-]+$/;
@@ -69,11 +69,6 @@ export class RouteIndex {
     }
     (router[method] as (path: string, ...handlers: unknown[]) => Router)(rest, ...handlers);
     return true;
-  }
-
-  /** The number of segments with routes, for a log line or a test. */
-  get segments(): number {
-    return this.routers.size;
   }
 
   private mount(): { caseSensitive: boolean; strict: boolean } {
