@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
-import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { JobHandler, Jobs, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { MEDIA_TYPES, Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { VideoGenerator, type GeneratedMedia } from '../../generation/index.js';
@@ -31,6 +31,7 @@ export class MotionTransferJob {
     private readonly storage: Storage,
     private readonly billing: BillingFacade,
     private readonly config: AppConfig,
+    private readonly jobs: Jobs,
   ) {}
 
   @JobHandler(MOTION_TRANSFER_JOB)
@@ -91,15 +92,21 @@ export class MotionTransferJob {
     }
   }
 
-  /** Copies the output and thumbnail into storage under fixed keys, then marks the transfer completed. */
+  /**
+   * Copies the output and thumbnail into storage under fixed keys, then marks the transfer completed
+   * and ends its job in one transaction, so no read finds a completed transfer whose job still runs.
+   */
   private async finish(mt: MotionTransfer, jobId: string, out: { video: GeneratedMedia; thumbnail?: GeneratedMedia }): Promise<MotionTransfer> {
     const videoKey = motionKeys.output(mt.id, jobId, extensionOf(out.video));
     const video = await this.storage.put(videoKey, out.video.bytes, out.video.contentType);
     const thumbnailKey = out.thumbnail ? motionKeys.thumbnail(mt.id, jobId, extensionOf(out.thumbnail)) : null;
     const thumbnail = out.thumbnail && thumbnailKey ? await this.storage.put(thumbnailKey, out.thumbnail.bytes, out.thumbnail.contentType) : null;
     const changes = { videoKey, videoUrl: video.url, thumbnailKey, thumbnailUrl: thumbnail?.url ?? null, error: null };
-    const m = this.ds.manager;
-    const done = (await this.transfers.move(m, mt.workspaceId, mt.id, ['processing'], 'completed', changes)) ?? (await this.transfers.find(m, mt.workspaceId, mt.id));
+    const done = await inTransaction(this.ds, async (tx) => {
+      const moved = await this.transfers.move(tx, mt.workspaceId, mt.id, ['processing'], 'completed', changes);
+      if (moved) await this.jobs.settle(tx, mt.workspaceId, jobId, { status: 'completed', result: resultOf(moved) });
+      return moved ?? (await this.transfers.find(tx, mt.workspaceId, mt.id));
+    });
     if (!done || done.status !== 'completed') throw new AppError('invalid_state_transition', 'The motion transfer was finished by another run.', { from: done?.status ?? 'missing', action: 'complete' });
     return done;
   }

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/index.js';
 import { AppError, type Page, type PageRequest } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
-import { Jobs, type JobContext, type JobRecord, type JobType, type NewJob } from '../../../platform/queue/index.js';
+import { Jobs, type JobContext, type JobRecord, type JobSettlement, type JobType, type NewJob } from '../../../platform/queue/index.js';
 import type { Storage, StoredObject } from '../../../platform/storage/index.js';
 import type { BillingFacade, CreditChange } from '../../billing/index.js';
 import type { Character, CharactersFacade } from '../../characters/index.js';
@@ -93,8 +93,12 @@ class FakeBilling {
 class FakeJobs extends Jobs {
   readonly rows = new Map<string, JobRecord>();
   readonly enqueued: string[] = [];
-  /** Nothing here settles jobs from outside their handlers. */
-  settle = async (): Promise<boolean> => false;
+  /** The jobs ended by their work's owner, with the transaction they were ended in. */
+  readonly settled: Array<{ tx: Tx; id: string; settlement: JobSettlement }> = [];
+  settle = async (tx: Tx, _ws: string, id: string, settlement: JobSettlement): Promise<boolean> => {
+    this.settled.push({ tx, id, settlement });
+    return true;
+  };
   async create<T extends JobType>(_tx: Tx, j: NewJob<T>): Promise<JobRecord<T>> {
     const job = this.prepare(j);
     this.rows.set(job.id, job);
@@ -133,7 +137,8 @@ function setup() {
   const storage = new MemoryStorage();
   const billing = new FakeBilling();
   const jobs = new FakeJobs();
-  const ds = { manager: {}, transaction: (work: (tx: Tx) => Promise<unknown>) => work({} as Tx) } as unknown as DataSource;
+  const tx = { marker: 'tx' } as unknown as Tx;
+  const ds = { manager: {}, transaction: (work: (t: Tx) => Promise<unknown>) => work(tx) } as unknown as DataSource;
   const get = async (ws: string, id: string) => {
     if (ws !== WS || id !== CHAR) throw AppError.notFound('Character');
     return character();
@@ -165,9 +170,9 @@ function setup() {
   const repo = transfers as unknown as MotionTransferRepository;
   const service = new MotionTransferService(ds, repo, characters, images, billing as unknown as BillingFacade, jobs, storage as unknown as Storage, config);
   const inputs = new MotionInputs(ds, repo, storage as unknown as Storage, downloader, characters, images);
-  const job = new MotionTransferJob(ds, repo, inputs, video, storage as unknown as Storage, billing as unknown as BillingFacade, config);
+  const job = new MotionTransferJob(ds, repo, inputs, video, storage as unknown as Storage, billing as unknown as BillingFacade, config, jobs);
   return {
-    transfers, storage, billing, jobs, service, job, downloads, generated,
+    tx, transfers, storage, billing, jobs, service, job, downloads, generated,
     setPrimary: (p: PrimaryImage | null) => (primary = p),
     serve: (b: Buffer) => (served = b),
     setGenerator: (g: typeof generator) => (generator = g),
@@ -290,6 +295,8 @@ describe('MotionTransferJob', () => {
       motion_transfer_id: mt.id, duration_seconds: 15,
       outputs: [{ kind: 'video', key: expect.stringMatching(/-out\./) }, { kind: 'thumbnail', key: expect.stringMatching(/-thumb\./) }],
     });
+    // The job ends with the transfer, in the transaction that completes it.
+    expect(s.jobs.settled).toEqual([{ tx: s.tx, id: job.id, settlement: { status: 'completed', result } }]);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(s.downloads).toEqual(['https://x.example/a.mp4']);
     expect(s.generated[0]).toMatchObject({ jobId: job.id, durationSeconds: 15, aspectRatio: '9:16', characterImage: { bytes: PNG, contentType: 'image/png' }, referenceVideo: { bytes: MP4, contentType: 'video/mp4' } });
@@ -302,6 +309,7 @@ describe('MotionTransferJob', () => {
     const puts = s.storage.puts;
     const again = await runJob(s, job.id);
     expect(again.result).toEqual(first.result);
+    expect(s.jobs.settled).toHaveLength(1);
     expect(s.generated).toHaveLength(1);
     expect(s.downloads).toHaveLength(1);
     expect(s.storage.puts).toBe(puts);

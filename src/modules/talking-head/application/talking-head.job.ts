@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
-import type { Tx } from '../../../platform/database/index.js';
-import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { inTransaction, type Tx } from '../../../platform/database/index.js';
+import { JobHandler, Jobs, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { CharactersFacade } from '../../characters/index.js';
@@ -31,6 +31,7 @@ export class TalkingHeadJob {
     private readonly content: ContentFacade,
     private readonly storage: Storage,
     private readonly billing: BillingFacade,
+    private readonly jobs: Jobs,
   ) {}
 
   @JobHandler(TALKING_HEAD_JOB)
@@ -86,8 +87,13 @@ export class TalkingHeadJob {
           aspectRatio: g.aspectRatio, durationSeconds: out.durationSeconds, video: out.video, thumbnail: out.thumbnail, sourceJobId: job.id,
         })
       : null;
-    const ended = await this.generations.end(this.ds.manager, g.workspaceId, g.id, {
-      status: 'completed', audioKey, videoKey, thumbnailKey, durationSeconds: out.durationSeconds, contentId: item?.id ?? null,
+    // The generation and its job end in one transaction: no read finds one completed and the other running.
+    const ended = await inTransaction(this.ds, async (tx) => {
+      const row = await this.generations.end(tx, g.workspaceId, g.id, {
+        status: 'completed', audioKey, videoKey, thumbnailKey, durationSeconds: out.durationSeconds, contentId: item?.id ?? null,
+      });
+      if (row) await this.jobs.settle(tx, g.workspaceId, job.id, { status: 'completed', result: resultOf(row) });
+      return row;
     });
     if (item) await this.content.announce(g.workspaceId, item.id);
     this.logger.log({ msg: 'talking head completed', generation_id: g.id, job_id: job.id, seconds: out.durationSeconds, content_id: item?.id ?? null });

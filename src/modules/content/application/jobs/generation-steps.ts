@@ -5,7 +5,7 @@ import { AppError } from '../../../../core/index.js';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
 import { outages } from '../../../../platform/health/index.js';
 import { Outbox } from '../../../../platform/outbox/index.js';
-import { jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
+import { Jobs, jobOutputs, type JobRecord } from '../../../../platform/queue/index.js';
 import { BillingFacade } from '../../../billing/index.js';
 import { CharactersFacade, type Character } from '../../../characters/index.js';
 import { clampText, type ContentItem, type StoredMedia } from '../../domain/content-item.js';
@@ -39,6 +39,7 @@ export class GenerationSteps {
     private readonly media: MediaStore,
     private readonly views: ContentViews,
     private readonly outbox: Outbox,
+    private readonly jobs: Jobs,
   ) {}
 
   /** queued → generating; a re-delivery of a job already generating carries on. */
@@ -64,8 +65,9 @@ export class GenerationSteps {
 
   /**
    * generating → ready (approved under autopilot) with the new media replacing the old, and its
-   * `content.ready` (`content.approved`) event. A job that is no longer the item's, or already
-   * finished, changes nothing.
+   * `content.ready` (`content.approved`) event. The job row ends completed in the same transaction
+   * (`Jobs.settle`; the runner then announces it), so nobody reads a ready item whose job still
+   * runs. A job that is no longer the item's, or already finished, changes nothing.
    */
   async finish(job: JobRecord<ItemJobType>, media: StoredMedia[], text?: CaptionDraft): Promise<Record<string, unknown>> {
     const contentId = job.contentId!;
@@ -87,8 +89,9 @@ export class GenerationSteps {
       await recordStatusEvent(this.outbox, tx, item, item.status, changes.status!);
       // An item counts on its character once, when it is first made (not again on regeneration).
       if (item.mediaJobId === null) await this.characters.addContent(tx, job.workspaceId, item.characterId);
-      const finished = { ...item, ...changes };
-      return { result: resultOf(finished), replaced: item.media };
+      const result = resultOf({ ...item, ...changes });
+      await this.jobs.settle(tx, job.workspaceId, job.id, { status: 'completed', result });
+      return { result, replaced: item.media };
     });
     if (out.replaced) {
       await this.views.changed(job.workspaceId, contentId);
