@@ -33,7 +33,8 @@ describe('RouteIndex (through LeanExpressAdapter, as Nest adds routes)', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const get = async (path: string, init?: RequestInit) => {
       const res = await fetch(`${base}${path}`, init);
-      return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? ((await res.json()) as Record<string, unknown>) : await res.text() };
+      const body = res.headers.get('content-type')?.includes('json') ? ((await res.json()) as Record<string, unknown>) : await res.text();
+      return { status: res.status, body, first: res.headers.get('x-first') };
     };
     return { get, added };
   }
@@ -89,8 +90,10 @@ describe('RouteIndex (through LeanExpressAdapter, as Nest adds routes)', () => {
       notFound(app);
       app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => res.status(500).json({ error: err.message }));
     });
-    expect((await get('/api/v1/links/special')).body).toMatchObject({ route: '/links/:id', params: { id: 'special' } });
-    expect(await get('/api/v1/boom')).toEqual({ status: 500, body: { error: 'boom' } });
+    // The first route ran (its header) and passed on to the next matching one, which answered.
+    expect(await get('/api/v1/links/special')).toMatchObject({ first: 'yes', body: { route: '/links/:id', params: { id: 'special' } } });
+    expect((await get('/api/v1/links/other')).first).toBeNull();
+    expect(await get('/api/v1/boom')).toEqual({ status: 500, body: { error: 'boom' }, first: null });
   });
 
   it('leaves routes outside the prefix to the application, in their place', async () => {
