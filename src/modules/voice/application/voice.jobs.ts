@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../../core/index.js';
 import { inTransaction, type Tx } from '../../../platform/database/index.js';
 import { Outbox } from '../../../platform/outbox/index.js';
-import { JobHandler, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
+import { JobHandler, Jobs, jobOutputs, OnJobFailed, type JobContext, type JobRecord } from '../../../platform/queue/index.js';
 import { Storage } from '../../../platform/storage/index.js';
 import { BillingFacade } from '../../billing/index.js';
 import { callProvider, SpeechGenerator } from '../../generation/index.js';
@@ -31,6 +31,7 @@ export class VoiceJobs {
     private readonly billing: BillingFacade,
     private readonly retirement: CloneRetirement,
     private readonly outbox: Outbox,
+    private readonly jobs: Jobs,
   ) {}
 
   @JobHandler(CLONE_VOICE_JOB)
@@ -49,16 +50,19 @@ export class VoiceJobs {
     await ctx.progress(20);
     const { voiceId } = await callProvider('speech', () => this.speech.cloneVoice({ name: voice.name ?? 'Cloned voice', samples }, ctx.signal));
     await ctx.progress(90);
-    // The clone becomes ready with its `voice.ready` event, in one transaction.
+    // The clone becomes ready with its `voice.ready` event and its job's end, in one transaction.
+    const result = { voice_id: voice.id, clone_voice_id: voiceId };
     const ended = await inTransaction(this.ds, async (tx) => {
       const ready = await this.voices.endClone(tx, job.workspaceId, voice.id, job.id, { status: 'ready', cloneVoiceId: voiceId, settings: { ...voice.settings, voiceId } });
-      if (ready) await this.outbox.record(tx, { type: 'voice.ready', workspaceId: job.workspaceId, payload: { characterId: ready.characterId } });
+      if (!ready) return null;
+      await this.outbox.record(tx, { type: 'voice.ready', workspaceId: job.workspaceId, payload: { characterId: ready.characterId } });
+      await this.jobs.settle(tx, job.workspaceId, job.id, { status: 'completed', result });
       return ready;
     });
     this.logger.log({ msg: 'voice cloned', workspace_id: job.workspaceId, character_id: voice.characterId, voice_id: voiceId, applied: ended !== null });
     // The clone this one replaces is of no use to anyone now.
     if (ended && voice.cloneVoiceId && voice.cloneVoiceId !== voiceId) await this.retirement.retire(job.workspaceId, voice.cloneVoiceId);
-    return { voice_id: voice.id, clone_voice_id: voiceId };
+    return result;
   }
 
   @OnJobFailed(CLONE_VOICE_JOB)
@@ -82,8 +86,13 @@ export class VoiceJobs {
     await ctx.progress(80);
     const key = audioKey(clip.characterId, clip.id, spoken.format);
     await this.storage.put(key, spoken.bytes, spoken.contentType);
-    const ended = await this.voices.endClip(this.ds.manager, job.workspaceId, clip.id, { status: 'completed', storageKey: key, durationSeconds: spoken.durationSeconds, format: spoken.format });
-    return { audio_id: clip.id, duration_seconds: ended?.durationSeconds ?? spoken.durationSeconds, ...jobOutputs([{ kind: 'audio', key }]) };
+    // The clip and its job end in one transaction: no read finds the clip done and its job running.
+    return inTransaction(this.ds, async (tx) => {
+      const ended = await this.voices.endClip(tx, job.workspaceId, clip.id, { status: 'completed', storageKey: key, durationSeconds: spoken.durationSeconds, format: spoken.format });
+      const result = { audio_id: clip.id, duration_seconds: ended?.durationSeconds ?? spoken.durationSeconds, ...jobOutputs([{ kind: 'audio', key }]) };
+      if (ended) await this.jobs.settle(tx, job.workspaceId, job.id, { status: 'completed', result });
+      return result;
+    });
   }
 
   @OnJobFailed(GENERATE_SPEECH_JOB)

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { inTransaction, type Tx } from '../../../../platform/database/index.js';
 import { DataContributors } from '../../../../platform/data-rights/index.js';
-import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
+import { JobHandler, Jobs, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
 import { Outbox } from '../../../../platform/outbox/index.js';
 import { Storage } from '../../../../platform/storage/index.js';
 import { EXPORT_TTL_MS } from '../../domain/data-rights.js';
@@ -32,6 +32,7 @@ export class AccountExportJob {
     private readonly contributors: DataContributors,
     private readonly storage: Storage,
     private readonly outbox: Outbox,
+    private readonly jobs: Jobs,
   ) {}
 
   @JobHandler(BUILD_ACCOUNT_EXPORT_JOB)
@@ -47,14 +48,17 @@ export class AccountExportJob {
     const key = exportArchiveKey(exportId);
     await this.storage.put(key, archive, 'application/zip');
     const expiresAt = new Date(now.getTime() + EXPORT_TTL_MS);
+    const result = { export_id: exportId, size_bytes: archive.length };
+    // The export turns ready with its mail and its job's end, in one transaction.
     await inTransaction(this.ds, async (tx) => {
       if (!(await this.repo.markExportReady(tx, workspaceId, exportId, { archiveKey: key, sizeBytes: archive.length, readyAt: now, expiresAt }))) return;
+      await this.jobs.settle(tx, workspaceId, ctx.job.id, { status: 'completed', result });
       const email = await this.repo.findEmail(found.userId, tx);
       if (email) {
         await this.outbox.record(tx, { type: 'account.export_ready', workspaceId, payload: { userId: found.userId, email, exportId, expiresAt: expiresAt.toISOString() } });
       }
     });
-    return { export_id: exportId, size_bytes: archive.length };
+    return result;
   }
 
   @OnJobFailed(BUILD_ACCOUNT_EXPORT_JOB)

@@ -39,12 +39,12 @@ function setUp(overrides: Partial<ContentItem> = {}) {
 }
 
 describe('GenerationSteps.finish', () => {
-  it('ends the job completed in the transaction that makes the item ready, with the result it returns', async () => {
+  it('ends the job completed in the transaction that makes the item ready, with the result it returns and the step\'s notes', async () => {
     const { steps, settled, tx, store } = setUp();
-    const result = await steps.finish(JOB, [VIDEO]);
+    const result = await steps.finish(JOB, [VIDEO], undefined, { lora_id: 'lora_1', route: 'cloud' });
     expect(store.current.status).toBe('ready');
     expect(settled).toEqual([{ tx, workspaceId: WS, id: JOB.id, settlement: { status: 'completed', result }, itemStatus: 'ready' }]);
-    expect(result).toMatchObject({ content_id: 'cnt_1', status: 'ready', media_count: 1 });
+    expect(result).toMatchObject({ content_id: 'cnt_1', status: 'ready', media_count: 1, lora_id: 'lora_1', route: 'cloud' });
   });
 
   it('settles nothing for a job the item no longer waits for, or one already finished', async () => {

@@ -67,9 +67,10 @@ export class GenerationSteps {
    * generating → ready (approved under autopilot) with the new media replacing the old, and its
    * `content.ready` (`content.approved`) event. The job row ends completed in the same transaction
    * (`Jobs.settle`; the runner then announces it), so nobody reads a ready item whose job still
-   * runs. A job that is no longer the item's, or already finished, changes nothing.
+   * runs; its result is the item's with `notes` (how the media were made). A job that is no longer
+   * the item's, or already finished, changes nothing.
    */
-  async finish(job: JobRecord<ItemJobType>, media: StoredMedia[], text?: CaptionDraft): Promise<Record<string, unknown>> {
+  async finish(job: JobRecord<ItemJobType>, media: StoredMedia[], text?: CaptionDraft, notes: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const contentId = job.contentId!;
     const out = await inTransaction(this.ds, async (tx) => {
       const item = await this.items.find(tx, job.workspaceId, contentId, { lock: true });
@@ -89,7 +90,7 @@ export class GenerationSteps {
       await recordStatusEvent(this.outbox, tx, item, item.status, changes.status!);
       // An item counts on its character once, when it is first made (not again on regeneration).
       if (item.mediaJobId === null) await this.characters.addContent(tx, job.workspaceId, item.characterId);
-      const result = resultOf({ ...item, ...changes });
+      const result = { ...resultOf({ ...item, ...changes }), ...notes };
       await this.jobs.settle(tx, job.workspaceId, job.id, { status: 'completed', result });
       return { result, replaced: item.media };
     });

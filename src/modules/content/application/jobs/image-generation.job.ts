@@ -2,21 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../../core/index.js';
 import type { Tx } from '../../../../platform/database/index.js';
 import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
-import type { StoredMedia } from '../../domain/content-item.js';
 import { imageSize } from '../../domain/media-size.js';
 import { imageCount } from '../../domain/pricing.js';
 import { MediaStore } from '../media-store.js';
 import { ImageGeneratorSeam, callProvider, type DrawnRoute, type ImageLora } from '../../../generation/index.js';
 import { LoraFacade } from '../../../lora/index.js';
 import { GenerationSteps } from './generation-steps.js';
-import { ItemGeneration, type GenerationInput } from './item-generation.js';
+import { ItemGeneration, type GenerationInput, type MadeMedia } from './item-generation.js';
 import { CONTENT_JOBS, payloadCount } from './job-types.js';
-
-/** What this run drew with: set only when it drew (a re-delivered, finished job draws nothing). */
-interface Drawn {
-  lora: ImageLora | null;
-  route: DrawnRoute | null;
-}
 
 /**
  * generate_image: the item's images (image-to-image from the character's primary reference when
@@ -33,16 +26,8 @@ export class ImageGenerationJob {
   ) {}
 
   @JobHandler(CONTENT_JOBS.image)
-  async run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
-    const drawn: Drawn = { lora: null, route: null };
-    const result = await this.generation.run(ctx, async (input) => {
-      drawn.lora = await this.loras.readyFor(ctx.job.workspaceId, input.item.characterId);
-      return this.makeImages(ctx, input, drawn);
-    });
-    // The result names the path that drew the images (contract §13) and the LoRA they were drawn with (§10).
-    const { route: r } = drawn;
-    const route = r ? { route: r.route, provider: r.provider, endpoint_id: r.endpointId, fallback_reason: r.fallbackReason } : {};
-    return { ...result, ...route, ...(drawn.lora ? { lora_id: drawn.lora.id } : {}) };
+  run(ctx: JobContext<'generate_image'>): Promise<Record<string, unknown>> {
+    return this.generation.run(ctx, async (input) => this.makeImages(ctx, input, await this.loras.readyFor(ctx.job.workspaceId, input.item.characterId)));
   }
 
   @OnJobFailed(CONTENT_JOBS.image)
@@ -50,8 +35,7 @@ export class ImageGenerationJob {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput, drawn: Drawn): Promise<StoredMedia[]> {
-    const { lora } = drawn;
+  private async makeImages(ctx: JobContext<'generate_image'>, { item, brief, reference }: GenerationInput, lora: ImageLora | null): Promise<MadeMedia> {
     const { job } = ctx;
     const count = payloadCount(job.payload.images) || imageCount(item.contentType);
     const size = imageSize(item.contentType);
@@ -62,9 +46,14 @@ export class ImageGenerationJob {
         ...(lora ? { lora } : {}),
       }),
     );
-    drawn.route = route;
     if (generated.length < count) throw new AppError('upstream_failed', `The image provider returned ${generated.length} of ${count} images.`);
     await ctx.progress(70);
-    return this.media.saveImages(item.id, job.id, generated.slice(0, count), size);
+    const media = await this.media.saveImages(item.id, job.id, generated.slice(0, count), size);
+    return { media, notes: { ...routeNotes(route), ...(lora ? { lora_id: lora.id } : {}) } };
   }
+}
+
+/** The result names the path that drew the images (contract §13) and the LoRA they were drawn with (§10). */
+function routeNotes(r: DrawnRoute | null): Record<string, unknown> {
+  return r ? { route: r.route, provider: r.provider, endpoint_id: r.endpointId, fallback_reason: r.fallbackReason } : {};
 }

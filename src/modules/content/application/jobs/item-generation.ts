@@ -15,9 +15,18 @@ export interface GenerationInput {
   reference: PrimaryImageBytes | null;
 }
 
+/** What it gives back: the stored media, and what the job's result says of how they were made. */
+export interface MadeMedia {
+  media: StoredMedia[];
+  notes?: Record<string, unknown>;
+}
+
+type MakeMedia = (input: GenerationInput) => Promise<MadeMedia>;
+
 /**
  * The frame every item-generating job runs in: begin the item, let `makeMedia` produce and store
- * its media, write the caption when the client gave none, finish. A failure marks the item failed
+ * its media, write the caption when the client gave none, finish (the job's result is the item's,
+ * with the step's notes). A failure marks the item failed
  * before it reaches the runner (whose failure hook then refunds), unless the run was let go at a stop
  * or met an outage.
  */
@@ -29,7 +38,7 @@ export class ItemGeneration {
     private readonly references: CharacterImages,
   ) {}
 
-  async run(ctx: JobContext<ItemJobType>, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+  async run(ctx: JobContext<ItemJobType>, makeMedia: MakeMedia): Promise<Record<string, unknown>> {
     try {
       return await this.generate(ctx, makeMedia);
     } catch (err) {
@@ -40,7 +49,7 @@ export class ItemGeneration {
     }
   }
 
-  private async generate(ctx: JobContext<ItemJobType>, makeMedia: (input: GenerationInput) => Promise<StoredMedia[]>): Promise<Record<string, unknown>> {
+  private async generate(ctx: JobContext<ItemJobType>, makeMedia: MakeMedia): Promise<Record<string, unknown>> {
     const { job } = ctx;
     const begun = await this.steps.begin(job);
     if ('done' in begun) return begun.done;
@@ -49,7 +58,7 @@ export class ItemGeneration {
     const brief = toCharacterBrief(character);
     const reference = await this.references.primaryImage(job.workspaceId, character.id);
     await ctx.progress(20);
-    const media = await makeMedia({ item, brief, reference });
+    const { media, notes } = await makeMedia({ item, brief, reference });
     await ctx.progress(85);
     const caption = needsCaption(item)
       ? await callProvider('text', () =>
@@ -57,6 +66,6 @@ export class ItemGeneration {
         )
       : undefined;
     await ctx.progress(95);
-    return this.steps.finish(job, media, caption);
+    return this.steps.finish(job, media, caption, notes);
   }
 }

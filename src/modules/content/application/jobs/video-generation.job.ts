@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '../../../../platform/database/index.js';
 import { JobHandler, OnJobFailed, type JobContext, type JobRecord } from '../../../../platform/queue/index.js';
-import type { StoredMedia } from '../../domain/content-item.js';
 import { videoSize } from '../../domain/media-size.js';
 import { VIDEO_DEFAULT_ASPECT, VIDEO_DEFAULT_SECONDS } from '../../domain/platforms.js';
 import { MediaStore } from '../media-store.js';
 import { ASPECT_RATIOS, VideoGenerator, callProvider, type AspectRatio } from '../../../generation/index.js';
 import { GenerationSteps } from './generation-steps.js';
-import { ItemGeneration, type GenerationInput } from './item-generation.js';
+import { ItemGeneration, type GenerationInput, type MadeMedia } from './item-generation.js';
 import { CONTENT_JOBS } from './job-types.js';
 
 /** generate_video: the item's video and thumbnail from its scene description, and a caption. */
@@ -30,7 +29,7 @@ export class VideoGenerationJob {
     await this.steps.onJobFailed(tx, job);
   }
 
-  private async makeVideo(ctx: JobContext<'generate_video'>, { item, brief, reference }: GenerationInput): Promise<StoredMedia[]> {
+  private async makeVideo(ctx: JobContext<'generate_video'>, { item, brief, reference }: GenerationInput): Promise<MadeMedia> {
     const { job } = ctx;
     const durationSeconds = item.video?.durationSeconds ?? VIDEO_DEFAULT_SECONDS;
     const aspectRatio = asAspect(item.video?.aspectRatio);
@@ -41,7 +40,7 @@ export class VideoGenerationJob {
       }),
     );
     await ctx.progress(75);
-    return [await this.media.saveVideo(item.id, job.id, out, { ...videoSize(aspectRatio), durationSeconds })];
+    return { media: [await this.media.saveVideo(item.id, job.id, out, { ...videoSize(aspectRatio), durationSeconds })] };
   }
 }
 
