@@ -1,24 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
 import { AppError, type NewOutboxEvent } from '../../../core/index.js';
 import type { Tx } from '../../../platform/database/index.js';
 import type { Outbox } from '../../../platform/outbox/index.js';
-import { newContentItem, type ContentItem, type ContentStatus } from '../domain/content-item.js';
+import type { ContentItem, ContentStatus } from '../domain/content-item.js';
 import { nextStatus } from '../domain/content-status.js';
 import { ItemReviews } from './item-reviews.js';
+import { oneItemStore } from './spec-fixtures.js';
 
 const WS = 'ws_1';
 
 /** Review against stand-ins: one item in a store, transactions that hand out a marker, an outbox that records. */
 function setUp(status: ContentStatus) {
-  const item: ContentItem = { ...newContentItem({ id: 'cnt_1', workspaceId: WS, characterId: 'char_1', platform: 'instagram', contentType: 'single', kind: 'image', imagePrompt: 'p' }, new Date()), status };
-  const store = { current: item };
-  const tx = { marker: 'tx' } as unknown as Tx;
-  const ds = { manager: {}, transaction: (work: (t: Tx) => Promise<unknown>) => work(tx) } as unknown as DataSource;
-  const items = {
-    find: async () => ({ ...store.current }),
-    update: async (_tx: Tx, _ws: string, _id: string, changes: Partial<ContentItem>) => void (store.current = { ...store.current, ...changes }),
-  };
+  const { store, tx, ds, items } = oneItemStore({ workspaceId: WS }, { status });
   const views = { view: async (_ws: string, i: ContentItem) => ({ item: i, job: null }), announce: async () => undefined };
   const recorded: Array<{ tx: Tx; event: NewOutboxEvent }> = [];
   const outbox = { record: async (t: Tx, event: NewOutboxEvent) => void recorded.push({ tx: t, event }) } as unknown as Outbox;

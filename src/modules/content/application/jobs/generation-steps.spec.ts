@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
 import type { NewOutboxEvent } from '../../../../core/index.js';
 import type { Tx } from '../../../../platform/database/index.js';
 import type { JobRecord, JobSettlement } from '../../../../platform/queue/index.js';
-import { newContentItem, type ContentItem, type StoredMedia } from '../../domain/content-item.js';
+import type { ContentItem, StoredMedia } from '../../domain/content-item.js';
+import { oneItemStore } from '../spec-fixtures.js';
 import { GenerationSteps } from './generation-steps.js';
 
 const WS = 'ws_1';
@@ -12,17 +12,7 @@ const VIDEO: StoredMedia = { kind: 'video', key: 'content/cnt_1/job_1.mp4', cont
 
 /** Finishing against stand-ins: one generating item, transactions that hand out a marker, a job store that records its settlements. */
 function setUp(overrides: Partial<ContentItem> = {}) {
-  const item: ContentItem = {
-    ...newContentItem({ id: 'cnt_1', workspaceId: WS, characterId: 'char_1', platform: 'tiktok', contentType: 'single', kind: 'video', imagePrompt: 'p' }, new Date()),
-    status: 'generating', jobId: JOB.id, caption: 'given', ...overrides,
-  };
-  const store = { current: item };
-  const tx = { marker: 'tx' } as unknown as Tx;
-  const ds = { manager: {}, transaction: (work: (t: Tx) => Promise<unknown>) => work(tx) } as unknown as DataSource;
-  const items = {
-    find: async () => ({ ...store.current }),
-    update: async (_tx: Tx, _ws: string, _id: string, changes: Partial<ContentItem>) => void (store.current = { ...store.current, ...changes }),
-  };
+  const { store, tx, ds, items } = oneItemStore({ workspaceId: WS, platform: 'tiktok', kind: 'video' }, { status: 'generating', jobId: JOB.id, caption: 'given', ...overrides });
   const characters = { find: async () => ({ autopilot: false }), addContent: async () => undefined };
   const views = { changed: async () => undefined };
   const media = { removeReplaced: async () => undefined };
