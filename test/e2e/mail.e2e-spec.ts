@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import pg from 'pg';
 import { api, loginAdmin, registerUser, setPlan, uniqueEmail, type TestUser } from '../helpers/api.js';
+import { databaseClient, sql } from '../helpers/database.js';
 import { mailbox, mailboxLink, startSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/mail.js';
 import { ADMIN_EMAIL, createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
 import { describeOnServices } from '../helpers/env.js';
@@ -11,21 +10,6 @@ const APP_URL = 'https://app.persona.test';
 const INVITED = 'organisation.invitation_created';
 const PROD_ADMIN_PASSWORD = `Prod-${randomBytes(12).toString('base64url')}`;
 const BASE_ENV = { APP_URL, AUTH_RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_MULTIPLIER: '50', OUTBOX_RETRY_BASE_MS: '200', OUTBOX_RETRY_MAX_MS: '1000' };
-
-/** Runs SQL on the running server's database: PostgreSQL, or the embedded one through its socket. */
-function dbUrl(backing: Backing): string {
-  return backing.env.DATABASE_URL ?? `postgres://postgres@localhost:5432/postgres?host=${encodeURIComponent(join(backing.env.DATA_DIR, 'run'))}&sslmode=disable`;
-}
-
-async function sql<T = Record<string, unknown>>(backing: Backing, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: dbUrl(backing) });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** Waits until the outbox has nothing left to do (every event done). */
 async function outboxSettled(backing: Backing): Promise<void> {
@@ -194,8 +178,7 @@ describe('transactional mail over real SMTP', () => {
     const committed = uniqueEmail('committed');
     const insert = 'INSERT INTO outbox_events (id, type, workspace_id, payload) VALUES ($1, $2, NULL, $3)';
     const values = (email: string): unknown[] => [`evt_${randomBytes(8).toString('hex')}`, 'account.password_changed', JSON.stringify({ userId: user.user.id, email })];
-    const client = new pg.Client({ connectionString: dbUrl(backing) });
-    await client.connect();
+    const client = await databaseClient(backing);
     try {
       await client.query('BEGIN');
       await client.query(insert, values(rolledBack));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, loginAdmin, missingId, registerUser, setPlan, type TestUser } from '../helpers/api.js';
+import { databaseClient } from '../helpers/database.js';
 import { E2E_MODE } from '../helpers/env.js';
 import { inviteAndAccept, switchTo } from '../helpers/invitations.js';
 import { createBacking, startServer, startWorker, waitFor, type Backing, type RunningProcess, type TestServer } from '../helpers/server.js';
@@ -103,6 +104,48 @@ describe('monetization', () => {
       expect((await click('changed', BROWSER)).status).toBe(404);
       const again = await http().patch(`/links/${id}`).set(alice.auth).send({ platform: 'x' });
       expect([again.status, again.body.code]).toEqual([404, 'not_found']);
+    });
+
+    // Only where transactions overlap: the embedded database serves one connection, so a flush and a
+    // deletion never meet there (and a row held from outside would stop the whole server).
+    if (E2E_MODE === 'services') it('deletes a link while a flush writes its clicks: neither waits on the other in a circle (204), and the other link\'s clicks land', async () => {
+      const carol = await registerUser(server);
+      const made = await http().post('/characters').set(carol.auth).send({ name: 'Dee', niche: 'food' });
+      const char = made.body.character.id as string;
+      const links: Body[] = [];
+      for (const n of [1, 2]) {
+        const res = await createLink(carol.auth, char, { platform: 'instagram', destination_url: `https://shop.example.com/dee/${n}` });
+        expect(res.status).toBe(201);
+        links.push(res.body.link as Body);
+      }
+      // A flush writes its day cells in link order: the first link's cell, then the second's.
+      const [first, second] = links.sort((a, b) => ((a.id as string) < (b.id as string) ? -1 : 1));
+      const counts = async () => Object.fromEntries(((await http().get(`/characters/${char}/links`).set(carol.auth)).body.links as Body[]).map((l) => [l.id, l.click_count]));
+      // One flush gives both links today's cell, so the next one adds to cells that exist.
+      for (const l of [first, second]) expect((await click(l.shortcode as string, BROWSER)).status).toBe(302);
+      await waitFor(async () => ((c) => c[first.id] === 1 && c[second.id] === 1)(await counts()), 10_000, 'the first flush');
+
+      const holder = await databaseClient(backing);
+      const watcher = await databaseClient(backing);
+      const waitingOn = async (query: string) =>
+        Number((await watcher.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`, [query])).rows[0].n) > 0;
+      try {
+        // Holding the second link's cell stops the next flush after it wrote the first link's cell.
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM link_clicks_daily WHERE link_id = $1 FOR UPDATE', [second.id]);
+        for (const l of [first, second]) expect((await click(l.shortcode as string, BROWSER)).status).toBe(302);
+        await waitFor(() => waitingOn('%INSERT INTO link_clicks_daily%'), 10_000, 'the flush to wait for the held cell');
+        const deletion = http().delete(`/links/${first.id}`).set(carol.auth).then((res) => res);
+        await waitFor(() => waitingOn('DELETE FROM affiliate_links%'), 10_000, 'the deletion to wait');
+        // Let the flush go on at once: within the database's deadlock check (1 s), a circle fails the deletion.
+        await holder.query('COMMIT');
+        expect((await deletion).status).toBe(204);
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([holder.end(), watcher.end()]);
+      }
+      await waitFor(async () => (await counts())[second.id] === 2, 10_000, 'the second link\'s clicks');
+      expect(Object.keys(await counts())).toEqual([second.id]);
     });
 
     it.each([

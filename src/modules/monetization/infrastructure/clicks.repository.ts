@@ -9,8 +9,12 @@ export class ClicksRepository {
    * Writes one batch of counts (any workspace's links: a batch is the whole service's clicks since
    * the last flush) unless that batch was written before: its id is recorded in the same
    * transaction, so a batch written again after a crash between the commit and its removal from
-   * Redis counts once. Links deleted since the clicks were counted are skipped. Cells are written
-   * in link order, so two flushes that meet on the same links lock them in the same order.
+   * Redis counts once. Links deleted since the clicks were counted are skipped.
+   *
+   * Locks are taken top-down, as a deletion takes them (workspace → character → link → day
+   * cells): the rows the cells hang from first, each kind in id order, then the cells. Writing a
+   * day cell first and its link after met a link deletion the other way round (it holds the
+   * link and waits for the cell its cascade deletes) in a deadlock that failed the deletion.
    * Answers whether the batch was applied now.
    */
   async apply(tx: Tx, batchId: string, counts: ClickCounts): Promise<boolean> {
@@ -23,7 +27,9 @@ export class ClicksRepository {
       })
       .sort((a, b) => (a.linkId === b.linkId ? a.day.localeCompare(b.day) : a.linkId < b.linkId ? -1 : 1));
     if (cells.length === 0) return true;
-    const params = [cells.map((c) => c.linkId), cells.map((c) => c.day), cells.map((c) => c.clicks)];
+    const linkIds = cells.map((c) => c.linkId);
+    const params = [linkIds, cells.map((c) => c.day), cells.map((c) => c.clicks)];
+    await lockOwners(tx, [...new Set(linkIds)]);
     await tx.query(
       `INSERT INTO link_clicks_daily (link_id, day, workspace_id, character_id, clicks)
        SELECT c.link_id, c.day::date, l.workspace_id, l.character_id, c.clicks
@@ -67,4 +73,16 @@ export class ClicksRepository {
     );
     return new Map(rows.map((r) => [r.character_id, Number(r.clicks)]));
   }
+}
+
+/**
+ * Holds the workspaces and characters of `linkIds` against deletion (KEY SHARE: what inserting a
+ * row that references them takes anyway), then the links themselves against change, each kind in
+ * id order. A deletion that got there first is waited for, and its links are then skipped.
+ */
+async function lockOwners(tx: Tx, linkIds: string[]): Promise<void> {
+  const owners = `SELECT workspace_id, character_id FROM affiliate_links WHERE id = ANY($1::text[])`;
+  await tx.query(`SELECT 1 FROM workspaces WHERE id IN (SELECT workspace_id FROM (${owners}) o) ORDER BY id FOR KEY SHARE`, [linkIds]);
+  await tx.query(`SELECT 1 FROM characters WHERE id IN (SELECT character_id FROM (${owners}) o) ORDER BY id FOR KEY SHARE`, [linkIds]);
+  await tx.query('SELECT 1 FROM affiliate_links WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [linkIds]);
 }
